@@ -1,0 +1,22 @@
+# The two commands a newcomer needs are `make run` and `make test`; both
+# install what they need first.
+GO ?= go
+BIN := bin/showdown
+
+.PHONY: run test setup build bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/showdown
+
+run: setup build
+	$(BIN) demo
+
+test: setup
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+clean:
+	rm -rf bin

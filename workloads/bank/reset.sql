@@ -1,0 +1,1 @@
+TRUNCATE client, transaction RESTART IDENTITY
