@@ -1,0 +1,118 @@
+// Package db runs the private databases the workloads need: a PostgreSQL
+// and a MariaDB server, each in its own temporary directory on a free
+// loopback port, started as child processes that die with showdown. It also
+// creates the workloads' schemas, bulk-loads their seed data, resets them
+// between runs and audits their invariants.
+//
+// Settings that matter when comparing results: PostgreSQL keeps its default
+// shared_buffers (128MB) and max_connections (DefaultPostgresMaxConnections,
+// the sources' real limit) unless WithMaxConnections says otherwise; MariaDB
+// keeps its default innodb_buffer_pool_size (128MB) and max_connections
+// (151). Both trade durability for speed, as a throwaway database may:
+// PostgreSQL runs with fsync, synchronous_commit and full_page_writes off,
+// MariaDB with innodb_flush_log_at_trx_commit=2, no doublewrite buffer and no
+// binary log. Every stack meets the same settings.
+package db
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// DefaultPostgresMaxConnections is PostgreSQL's max_connections unless
+// WithMaxConnections says otherwise: PostgreSQL's own default, which the
+// sources ran with.
+const DefaultPostgresMaxConnections = 100
+
+// DefaultStartTimeout bounds how long a server may take to answer after it
+// starts (initialisation not included).
+const DefaultStartTimeout = 60 * time.Second
+
+// DefaultStopTimeout bounds a clean shutdown before the process group is killed.
+const DefaultStopTimeout = 15 * time.Second
+
+// Option configures StartPostgres and StartMariaDB.
+type Option func(*options)
+
+type options struct {
+	maxConns     int // 0: the engine's default (PostgreSQL: DefaultPostgresMaxConnections)
+	log          io.Writer
+	parent       string
+	startTimeout time.Duration
+	settings     []setting
+}
+
+type setting struct{ name, value string }
+
+func newOptions(opts []Option) options {
+	o := options{parent: os.TempDir(), startTimeout: DefaultStartTimeout}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// WithMaxConnections sets the server's max_connections (PostgreSQL default
+// DefaultPostgresMaxConnections, MariaDB default 151).
+func WithMaxConnections(n int) Option {
+	return func(o *options) { o.maxConns = n }
+}
+
+// WithLog copies the server's own log to w; the log is also kept in the
+// server's directory, whose tail errors quote.
+func WithLog(w io.Writer) Option {
+	return func(o *options) { o.log = w }
+}
+
+// WithDir sets the parent of the server's temporary directory (default
+// os.TempDir()). When showdown runs as root the server runs as the postgres
+// or mysql user, which must be able to traverse parent.
+func WithDir(parent string) Option {
+	return func(o *options) {
+		if parent != "" {
+			o.parent = parent
+		}
+	}
+}
+
+// WithStartTimeout bounds how long the server may take to answer after each
+// start (default DefaultStartTimeout).
+func WithStartTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.startTimeout = d
+		}
+	}
+}
+
+// WithSetting passes one more server setting: `-c name=value` for
+// PostgreSQL, `--name=value` for MariaDB. Later settings override earlier
+// ones and showdown's own.
+func WithSetting(name, value string) Option {
+	return func(o *options) { o.settings = append(o.settings, setting{name, value}) }
+}
+
+// Servers groups the servers a set of workloads needs; nil for one not started.
+type Servers struct {
+	Postgres *Postgres
+	MariaDB  *MariaDB
+}
+
+// MissingError reports a database binary that is not installed.
+type MissingError struct {
+	What    string // what is missing, e.g. "PostgreSQL (initdb, postgres)"
+	Looked  string // where it was looked for
+	Install string // the command that installs it
+}
+
+// Error says what is missing and where it was looked for.
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("%s not found (looked in %s)", e.What, e.Looked)
+}
+
+// Hint gives the command that installs what is missing.
+func (e *MissingError) Hint() string {
+	return "install it with: " + e.Install
+}

@@ -1,0 +1,181 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// MariaDB is a private MariaDB server in a temporary directory on a free loopback port.
+type MariaDB struct {
+	s *server
+}
+
+// mariadbBins finds the server and the install script: mariadbd or mysqld
+// on PATH or in /usr/sbin; mariadb-install-db or mysql_install_db.
+func mariadbBins() (server, install string, err error) {
+	missing := &MissingError{
+		What:    "MariaDB server (mariadbd and mariadb-install-db)",
+		Looked:  "PATH, /usr/sbin, /usr/bin",
+		Install: "apt-get install -y mariadb-server",
+	}
+	server, err = lookPath([]string{"mariadbd", "mysqld"}, []string{"/usr/sbin"})
+	if err != nil {
+		return "", "", missing
+	}
+	install, err = lookPath([]string{"mariadb-install-db", "mysql_install_db"}, []string{"/usr/bin", "/usr/sbin"})
+	if err != nil {
+		return "", "", missing
+	}
+	return server, install, nil
+}
+
+// myConfig is the go-sql-driver configuration for the showdown user.
+func myConfig(port int) *mysql.Config {
+	c := mysql.NewConfig()
+	c.User, c.Passwd = pgUser, pgPassword
+	c.Net, c.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(port)
+	c.DBName = pgDatabase
+	c.AllowNativePasswords = true
+	c.InterpolateParams = true
+	return c
+}
+
+// StartMariaDB initialises a MariaDB data directory in a new temporary
+// directory, starts the server on a free loopback port (as the mysql user
+// when running as root) with user showdown@127.0.0.1 (password showdown)
+// owning database showdown, and waits until it answers. On any error,
+// nothing is left behind. The caller must Stop it.
+func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
+	bin, install, err := mariadbBins()
+	if err != nil {
+		return nil, err
+	}
+	o := newOptions(opts)
+	cred, err := runAs("mysql")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{engine: "MariaDB", o: o, cred: cred, stopSig: syscall.SIGTERM,
+		bindFail: []string{"Address already in use", "Can't start server: Bind on TCP/IP port"}}
+	m := &MariaDB{s: s}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = s.stop()
+		}
+	}()
+	if err := s.makeDir("showdown-mariadb-"); err != nil {
+		return nil, err
+	}
+	extra, err := s.writeFile("init.sql", fmt.Sprintf(
+		"FLUSH PRIVILEGES;\n"+
+			"CREATE DATABASE %[1]s CHARACTER SET utf8mb4;\n"+
+			"CREATE USER '%[2]s'@'127.0.0.1' IDENTIFIED BY '%[3]s';\n"+
+			"CREATE USER '%[2]s'@'localhost' IDENTIFIED BY '%[3]s';\n"+
+			"GRANT ALL ON %[1]s.* TO '%[2]s'@'127.0.0.1';\n"+
+			"GRANT ALL ON %[1]s.* TO '%[2]s'@'localhost';\n", pgDatabase, pgUser, pgPassword))
+	if err != nil {
+		return nil, err
+	}
+	data := filepath.Join(s.dir, "data")
+	common := []string{"--no-defaults", "--datadir=" + data}
+	args := append(append([]string{}, common...), "--auth-root-authentication-method=normal",
+		"--skip-test-db", "--skip-name-resolve", "--extra-file="+extra,
+		"--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0")
+	if err := s.run(ctx, install, args...); err != nil {
+		return nil, err
+	}
+	s.command = func(port int) (string, []string) {
+		args := append(append([]string{}, common...),
+			"--port="+strconv.Itoa(port),
+			"--bind-address=127.0.0.1",
+			"--socket="+filepath.Join(s.dir, "mysqld.sock"),
+			"--pid-file="+filepath.Join(s.dir, "mariadbd.pid"),
+			"--tmpdir="+s.dir,
+			"--skip-name-resolve",
+			"--skip-log-bin",
+			"--local-infile=1",
+			"--innodb-flush-log-at-trx-commit=2",
+			"--innodb-doublewrite=0",
+		)
+		if o.maxConns > 0 {
+			args = append(args, "--max-connections="+strconv.Itoa(o.maxConns))
+		}
+		for _, st := range o.settings {
+			args = append(args, "--"+st.name+"="+st.value)
+		}
+		return bin, args
+	}
+	s.ready = func(ctx context.Context, port int) error {
+		db, err := openMySQL(port)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.PingContext(ctx)
+	}
+	if err := s.startFresh(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return m, nil
+}
+
+// openMySQL opens a one-connection pool as the showdown user.
+func openMySQL(port int) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(myConfig(port))
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// URL is the server's connection URL, "mysql://showdown:showdown@127.0.0.1:PORT/showdown".
+func (m *MariaDB) URL() string {
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", pgUser, pgPassword, m.s.getPort(), pgDatabase)
+}
+
+// DSN is the same address in go-sql-driver/mysql's form,
+// "showdown:showdown@tcp(127.0.0.1:PORT)/showdown".
+func (m *MariaDB) DSN() string {
+	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", pgUser, pgPassword, m.s.getPort(), pgDatabase)
+}
+
+// Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.
+func (m *MariaDB) Port() int { return m.s.getPort() }
+
+// Dir is the server's private directory (data, socket, log).
+func (m *MariaDB) Dir() string { return m.s.dir }
+
+// PID is the server's pid, or 0 while down.
+func (m *MariaDB) PID() int { return m.s.pid() }
+
+// Down stops the server (normal shutdown) but keeps its data and port, for outage tests.
+func (m *MariaDB) Down(ctx context.Context) error { return m.s.down() }
+
+// Up starts the server again on the same port and waits until it answers.
+func (m *MariaDB) Up(ctx context.Context) error { return m.s.up(ctx) }
+
+// Restart is Down then Up.
+func (m *MariaDB) Restart(ctx context.Context) error {
+	if err := m.s.down(); err != nil {
+		return err
+	}
+	return m.s.up(ctx)
+}
+
+// Stop stops the server and removes its directory; it is safe to call more than once.
+func (m *MariaDB) Stop() error {
+	if m == nil {
+		return nil
+	}
+	return m.s.stop()
+}

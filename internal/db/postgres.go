@@ -1,0 +1,183 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Postgres is a private PostgreSQL 15 server in a temporary directory on a free loopback port.
+type Postgres struct {
+	s *server
+}
+
+// pgUser, pgPassword and pgDatabase are the credentials every URL carries.
+const (
+	pgUser     = "showdown"
+	pgPassword = "showdown"
+	pgDatabase = "showdown"
+)
+
+// postgresBin finds the directory holding initdb and postgres:
+// $SHOWDOWN_PG_BIN, then the newest /usr/lib/postgresql/*/bin, then PATH.
+func postgresBin() (string, error) {
+	has := func(dir string) bool {
+		for _, n := range []string{"initdb", "postgres"} {
+			if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.IsDir() {
+				return false
+			}
+		}
+		return true
+	}
+	looked := []string{}
+	if d := os.Getenv("SHOWDOWN_PG_BIN"); d != "" {
+		if has(d) {
+			return d, nil
+		}
+		looked = append(looked, "$SHOWDOWN_PG_BIN="+d)
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	version := func(d string) float64 {
+		v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(d)), 64)
+		return v
+	}
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if has(d) {
+			return d, nil
+		}
+	}
+	looked = append(looked, "/usr/lib/postgresql/*/bin")
+	if p, err := exec.LookPath("initdb"); err == nil && has(filepath.Dir(p)) {
+		return filepath.Dir(p), nil
+	}
+	looked = append(looked, "PATH")
+	return "", &MissingError{
+		What:    "PostgreSQL server binaries (initdb, postgres)",
+		Looked:  strings.Join(looked, ", "),
+		Install: "apt-get install -y postgresql (or set SHOWDOWN_PG_BIN to the directory holding initdb and postgres)",
+	}
+}
+
+// StartPostgres initialises a PostgreSQL cluster in a new temporary
+// directory, starts it on a free loopback port (as the postgres user when
+// running as root), creates the showdown role and database, and waits until
+// it answers. On any error, nothing is left behind. The caller must Stop it.
+func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
+	bin, err := postgresBin()
+	if err != nil {
+		return nil, err
+	}
+	o := newOptions(opts)
+	if o.maxConns <= 0 {
+		o.maxConns = DefaultPostgresMaxConnections
+	}
+	cred, err := runAs("postgres")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{engine: "PostgreSQL", o: o, cred: cred, stopSig: syscall.SIGINT,
+		bindFail: []string{"could not bind", "Address already in use", "could not create any TCP/IP sockets"}}
+	p := &Postgres{s: s}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = s.stop()
+		}
+	}()
+	if err := s.makeDir("showdown-pg-"); err != nil {
+		return nil, err
+	}
+	pw, err := s.writeFile("pwfile", pgPassword+"\n")
+	if err != nil {
+		return nil, err
+	}
+	data := filepath.Join(s.dir, "data")
+	if err := s.run(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", pgUser, "--pwfile="+pw,
+		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C",
+		"--no-sync", "--no-instructions"); err != nil {
+		return nil, err
+	}
+	s.command = func(port int) (string, []string) {
+		args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", s.dir,
+			"-c", "listen_addresses=127.0.0.1",
+			"-c", "max_connections=" + strconv.Itoa(o.maxConns),
+			"-c", "fsync=off",
+			"-c", "synchronous_commit=off",
+			"-c", "full_page_writes=off",
+			"-c", "logging_collector=off",
+		}
+		for _, st := range o.settings {
+			args = append(args, "-c", st.name+"="+st.value)
+		}
+		return filepath.Join(bin, "postgres"), args
+	}
+	s.ready = func(ctx context.Context, port int) error {
+		c, err := pgx.Connect(ctx, pgURL(port, "postgres"))
+		if err != nil {
+			return err
+		}
+		defer c.Close(context.Background())
+		return c.Ping(ctx)
+	}
+	if err := s.startFresh(ctx); err != nil {
+		return nil, err
+	}
+	c, err := pgx.Connect(ctx, pgURL(s.getPort(), "postgres"))
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL: connect: %w", err)
+	}
+	_, err = c.Exec(ctx, "CREATE DATABASE "+pgDatabase)
+	c.Close(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL: create database: %w", err)
+	}
+	ok = true
+	return p, nil
+}
+
+func pgURL(port int, database string) string {
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", pgUser, pgPassword, port, database)
+}
+
+// URL is the server's connection URL, "postgres://showdown:showdown@127.0.0.1:PORT/showdown?sslmode=disable".
+func (p *Postgres) URL() string { return pgURL(p.s.getPort(), pgDatabase) }
+
+// Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.
+func (p *Postgres) Port() int { return p.s.getPort() }
+
+// Dir is the server's private directory (data, socket, log).
+func (p *Postgres) Dir() string { return p.s.dir }
+
+// PID is the postmaster's pid (its children are the backends), or 0 while down.
+func (p *Postgres) PID() int { return p.s.pid() }
+
+// Down stops the server (fast shutdown) but keeps its data and port, for outage tests.
+func (p *Postgres) Down(ctx context.Context) error { return p.s.down() }
+
+// Up starts the server again on the same port and waits until it answers.
+func (p *Postgres) Up(ctx context.Context) error { return p.s.up(ctx) }
+
+// Restart is Down then Up.
+func (p *Postgres) Restart(ctx context.Context) error {
+	if err := p.s.down(); err != nil {
+		return err
+	}
+	return p.s.up(ctx)
+}
+
+// Stop stops the server and removes its directory; it is safe to call more than once.
+func (p *Postgres) Stop() error {
+	if p == nil {
+		return nil
+	}
+	return p.s.stop()
+}

@@ -1,0 +1,433 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/big"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// PrepareOptions tunes Prepare; the zero value is the source's setup.
+type PrepareOptions struct {
+	SKURows    int   // rows in purch_sku_master, default DefaultSKURows
+	Seed       int64 // default DefaultSeed; same seed, same rows
+	NoSKUIndex bool  // leave out index.sql: reproduce the source's full table scans
+	KnownSKUs  int   // how many known sku_ids to return, default DefaultKnownSKUs
+}
+
+// Prepared is what Prepare set up.
+type Prepared struct {
+	KnownSKUs []int64 // sku_ids known to exist (sku only)
+}
+
+// Violation is one broken invariant found by Audit.
+type Violation struct {
+	Check  string // the audit query's name, e.g. "money"
+	Detail string // what was found, e.g. "balances 100 != deposits 90"
+}
+
+// conn is one connection to a workload's database, whatever the engine.
+type conn interface {
+	exec(ctx context.Context, stmt string) error
+	// row runs a query returning one row and gives its columns as text.
+	row(ctx context.Context, query string) (cols, vals []string, err error)
+	close()
+}
+
+// connect opens a connection to the database workload w needs; ok is
+// false for a workload without a database.
+func connect(ctx context.Context, w string, s Servers) (c conn, ok bool, err error) {
+	if !slices.Contains(workloads.Names, w) {
+		return nil, false, fmt.Errorf("unknown workload %q (known: %s)", w, strings.Join(workloads.Names, ", "))
+	}
+	switch workloads.Database(w) {
+	case "postgres":
+		if s.Postgres == nil {
+			return nil, false, fmt.Errorf("workload %s needs PostgreSQL, which is not started", w)
+		}
+		pc, err := pgx.Connect(ctx, s.Postgres.URL())
+		if err != nil {
+			return nil, false, fmt.Errorf("workload %s: connect to PostgreSQL: %w", w, err)
+		}
+		return pgConn{pc}, true, nil
+	case "mysql":
+		if s.MariaDB == nil {
+			return nil, false, fmt.Errorf("workload %s needs MariaDB, which is not started", w)
+		}
+		db, err := openMySQL(s.MariaDB.Port())
+		if err != nil {
+			return nil, false, err
+		}
+		mc, err := db.Conn(ctx)
+		if err != nil {
+			db.Close()
+			return nil, false, fmt.Errorf("workload %s: connect to MariaDB: %w", w, err)
+		}
+		return myConn{db, mc}, true, nil
+	}
+	return nil, false, nil
+}
+
+type pgConn struct{ c *pgx.Conn }
+
+func (p pgConn) exec(ctx context.Context, stmt string) error {
+	_, err := p.c.Exec(ctx, stmt)
+	return err
+}
+
+func (p pgConn) row(ctx context.Context, q string) ([]string, []string, error) {
+	rows, err := p.c.Query(ctx, q, pgx.QueryExecModeSimpleProtocol) // text results
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var cols, vals []string
+	for _, f := range rows.FieldDescriptions() {
+		cols = append(cols, f.Name)
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, errors.New("no row")
+	}
+	for _, v := range rows.RawValues() {
+		vals = append(vals, string(v))
+	}
+	rows.Close()
+	return cols, vals, rows.Err()
+}
+
+func (p pgConn) close() { p.c.Close(context.Background()) }
+
+type myConn struct {
+	db *sql.DB
+	c  *sql.Conn
+}
+
+func (m myConn) exec(ctx context.Context, stmt string) error {
+	_, err := m.c.ExecContext(ctx, stmt)
+	return err
+}
+
+func (m myConn) row(ctx context.Context, q string) ([]string, []string, error) {
+	rows, err := m.c.QueryContext(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, errors.New("no row")
+	}
+	raw := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, nil, err
+	}
+	vals := make([]string, len(cols))
+	for i, r := range raw {
+		vals[i] = r.String
+	}
+	return cols, vals, rows.Close()
+}
+
+func (m myConn) close() {
+	m.c.Close()
+	m.db.Close()
+}
+
+// readSQL returns the statements of workloads/<w>/<file>, or nil if the
+// workload has no such file.
+func readSQL(w, file string) ([]string, error) {
+	b, err := workloads.FS.ReadFile(w + "/" + file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return splitSQL(string(b)), nil
+}
+
+// splitSQL splits a script into statements at semicolons outside quotes,
+// dropping `--` comments and empty statements.
+func splitSQL(src string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			cur.WriteByte('\n')
+			continue
+		case c == ';':
+			if s := strings.TrimSpace(cur.String()); s != "" {
+				out = append(out, s)
+			}
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+var createTable = regexp.MustCompile(`(?i)CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// tablesOf lists the tables a schema creates.
+func tablesOf(stmts []string) []string {
+	var t []string
+	for _, s := range stmts {
+		if m := createTable.FindStringSubmatch(s); m != nil {
+			t = append(t, m[1])
+		}
+	}
+	return t
+}
+
+// execFile runs a workload's SQL file statement by statement; a failure
+// names the file and the statement.
+func execFile(ctx context.Context, c conn, w, file string, stmts []string) error {
+	for _, st := range stmts {
+		if err := c.exec(ctx, st); err != nil {
+			return fmt.Errorf("workloads/%s/%s: %w\nin: %s", w, file, err, st)
+		}
+	}
+	return nil
+}
+
+// Prepare creates the workload's tables from workloads/<w>/schema.sql
+// (dropping any old ones), plus its index.sql (for sku unless NoSKUIndex),
+// and loads its seed data (sku: opts.SKURows deterministic rows,
+// bulk-loaded). A workload without a database needs nothing.
+func Prepare(ctx context.Context, workload string, s Servers, opts PrepareOptions) (*Prepared, error) {
+	c, ok, err := connect(ctx, workload, s)
+	if err != nil || !ok {
+		return &Prepared{}, err
+	}
+	defer c.close()
+	schema, err := readSQL(workload, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tablesOf(schema) {
+		drop := "DROP TABLE IF EXISTS " + t
+		if workloads.Database(workload) == "postgres" {
+			drop += " CASCADE"
+		}
+		if err := c.exec(ctx, drop); err != nil {
+			return nil, fmt.Errorf("workload %s: %s: %w", workload, drop, err)
+		}
+	}
+	if err := execFile(ctx, c, workload, "schema.sql", schema); err != nil {
+		return nil, err
+	}
+	p := &Prepared{}
+	if workload == "sku" {
+		if opts.SKURows <= 0 {
+			opts.SKURows = DefaultSKURows
+		}
+		if opts.Seed == 0 {
+			opts.Seed = DefaultSeed
+		}
+		if opts.KnownSKUs <= 0 {
+			opts.KnownSKUs = DefaultKnownSKUs
+		}
+		if opts.SKURows > skuIDMask {
+			return nil, fmt.Errorf("sku: %d rows is more than the generator's %d", opts.SKURows, skuIDMask)
+		}
+		if err := loadSKU(ctx, c.(myConn), opts.Seed, opts.SKURows); err != nil {
+			return nil, err
+		}
+		p.KnownSKUs = KnownSKUIDs(opts.Seed, opts.SKURows, opts.KnownSKUs)
+	}
+	if workload != "sku" || !opts.NoSKUIndex {
+		index, err := readSQL(workload, "index.sql")
+		if err != nil {
+			return nil, err
+		}
+		if err := execFile(ctx, c, workload, "index.sql", index); err != nil {
+			return nil, err
+		}
+	}
+	if workload == "sku" {
+		// Fresh statistics, so the optimizer uses the index at once.
+		if _, _, err := c.row(ctx, "ANALYZE TABLE purch_sku_master"); err != nil {
+			return nil, fmt.Errorf("sku: analyze: %w", err)
+		}
+	}
+	return p, nil
+}
+
+var loadSeq atomic.Int64
+
+// loadSKU streams the generated rows into purch_sku_master with one LOAD
+// DATA LOCAL INFILE: the generator writes into a pipe the driver reads
+// from, so no row is stored anywhere but in the table.
+func loadSKU(ctx context.Context, c myConn, seed int64, n int) error {
+	for _, st := range []string{"SET SESSION unique_checks = 0", "SET SESSION foreign_key_checks = 0"} {
+		if err := c.exec(ctx, st); err != nil {
+			return fmt.Errorf("sku: %s: %w", st, err)
+		}
+	}
+	pr, pw := io.Pipe()
+	name := fmt.Sprintf("showdown-sku-%d", loadSeq.Add(1))
+	mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
+	defer mysql.DeregisterReaderHandler(name)
+	go func() { pw.CloseWithError(WriteSKURows(pw, seed, n)) }()
+	err := c.exec(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE purch_sku_master "+
+		"CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '' LINES TERMINATED BY '\\n' ("+skuColumns+")")
+	pr.CloseWithError(errors.New("load finished")) // unblock the generator if the load failed
+	if err != nil {
+		return fmt.Errorf("sku: bulk load of %d rows: %w", n, err)
+	}
+	_, vals, err := c.row(ctx, "SELECT count(*) FROM purch_sku_master")
+	if err != nil {
+		return fmt.Errorf("sku: count rows: %w", err)
+	}
+	if vals[0] != fmt.Sprint(n) {
+		return fmt.Errorf("sku: loaded %s rows, want %d (see SHOW WARNINGS)", vals[0], n)
+	}
+	return nil
+}
+
+// Reset empties what a run wrote (workloads/<w>/reset.sql); a workload
+// without reset.sql (sku is read-only) is untouched.
+func Reset(ctx context.Context, workload string, s Servers) error {
+	stmts, err := readSQL(workload, "reset.sql")
+	if err != nil || stmts == nil {
+		if err == nil && !slices.Contains(workloads.Names, workload) {
+			err = fmt.Errorf("unknown workload %q (known: %s)", workload, strings.Join(workloads.Names, ", "))
+		}
+		return err
+	}
+	c, ok, err := connect(ctx, workload, s)
+	if err != nil || !ok {
+		return err
+	}
+	defer c.close()
+	return execFile(ctx, c, workload, "reset.sql", stmts)
+}
+
+// Audit checks the workload's invariants in the database directly with the
+// named queries of workloads/<w>/audit.sql, each returning one row: a
+// one-column row must be 0, except the query named "rows", which must equal
+// created (skipped when created < 0); a two-column row's values must be
+// equal. For bank that is: total money equals deposits, no negative
+// balance, every balance matches its ledger; for users: the row count
+// equals created. A nil slice means all is well.
+func Audit(ctx context.Context, workload string, s Servers, created int64) ([]Violation, error) {
+	if _, err := workloads.FS.ReadFile(workload + "/audit.sql"); errors.Is(err, fs.ErrNotExist) {
+		if !slices.Contains(workloads.Names, workload) {
+			return nil, fmt.Errorf("unknown workload %q (known: %s)", workload, strings.Join(workloads.Names, ", "))
+		}
+		return nil, nil
+	}
+	queries, err := workloads.Queries(workload, "audit.sql")
+	if err != nil {
+		return nil, err
+	}
+	c, ok, err := connect(ctx, workload, s)
+	if err != nil || !ok {
+		return nil, err
+	}
+	defer c.close()
+	names := make([]string, 0, len(queries))
+	for n := range queries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []Violation
+	for _, n := range names {
+		cols, vals, err := c.row(ctx, queries[n])
+		if err != nil {
+			return nil, fmt.Errorf("workloads/%s/audit.sql: query %s: %w", workload, n, err)
+		}
+		v, err := check(n, cols, vals, created)
+		if err != nil {
+			return nil, fmt.Errorf("workloads/%s/audit.sql: query %s: %w", workload, n, err)
+		}
+		if v != "" {
+			out = append(out, Violation{Check: n, Detail: v})
+		}
+	}
+	return out, nil
+}
+
+// check applies the audit rule to one query's row; "" means it holds.
+func check(name string, cols, vals []string, created int64) (string, error) {
+	num := func(i int) (*big.Rat, error) {
+		r, ok := new(big.Rat).SetString(strings.TrimSpace(vals[i]))
+		if !ok {
+			return nil, fmt.Errorf("column %s: %q is not a number", cols[i], vals[i])
+		}
+		return r, nil
+	}
+	switch len(vals) {
+	case 1:
+		got, err := num(0)
+		if err != nil {
+			return "", err
+		}
+		if name == "rows" {
+			if created >= 0 && got.Cmp(new(big.Rat).SetInt64(created)) != 0 {
+				return fmt.Sprintf("%s rows, want %d (created)", vals[0], created), nil
+			}
+			return "", nil
+		}
+		if got.Sign() != 0 {
+			return fmt.Sprintf("%s = %s, want 0", cols[0], vals[0]), nil
+		}
+		return "", nil
+	case 2:
+		a, err := num(0)
+		if err != nil {
+			return "", err
+		}
+		b, err := num(1)
+		if err != nil {
+			return "", err
+		}
+		if a.Cmp(b) != 0 {
+			return fmt.Sprintf("%s %s != %s %s", cols[0], vals[0], cols[1], vals[1]), nil
+		}
+		return "", nil
+	}
+	return "", fmt.Errorf("returns %d columns; an audit query returns 1 (must be 0) or 2 (must be equal)", len(vals))
+}

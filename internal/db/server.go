@@ -1,0 +1,365 @@
+package db
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// testHook, when set by a test, is called at each phase of a start
+// ("init", "spawned", "ready") with the pid of the process just started.
+var testHook func(phase string, pid int)
+
+func hook(phase string, pid int) {
+	if testHook != nil {
+		testHook(phase, pid)
+	}
+}
+
+// server is one database server process in a private directory: the part
+// PostgreSQL and MariaDB share.
+type server struct {
+	engine   string // "PostgreSQL" or "MariaDB", for messages
+	o        options
+	dir      string // the private directory, removed by stop
+	logPath  string // the server's log, inside dir
+	cred     *syscall.Credential
+	stopSig  syscall.Signal                 // clean shutdown signal
+	command  func(port int) (string, []string) // binary and arguments for a port
+	ready    func(ctx context.Context, port int) error
+	bindFail []string // log fragments that mean the port was taken
+
+	mu      sync.Mutex
+	port    int
+	cmd     *exec.Cmd
+	done    chan struct{} // closed when cmd has exited
+	removed bool
+}
+
+// runAs returns the credential to run a server as when showdown is root
+// (the named system user), or nil when showdown is not root.
+func runAs(name string) (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("running as root, the database must run as the %q user: %w", name, err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
+}
+
+// makeDir creates the private directory under parent, owned by cred's user.
+func (s *server) makeDir(prefix string) error {
+	dir, err := os.MkdirTemp(s.o.parent, prefix)
+	if err != nil {
+		return fmt.Errorf("%s: create directory: %w", s.engine, err)
+	}
+	s.dir = dir
+	s.logPath = filepath.Join(dir, "server.log")
+	if err := s.own(dir); err != nil {
+		return err
+	}
+	if s.cred != nil {
+		// The server's user must reach the directory through its parents.
+		for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+			st, err := os.Stat(p)
+			if err == nil && st.Mode().Perm()&0o001 == 0 {
+				return fmt.Errorf("%s: directory %s is not traversable by uid %d (mode %v); choose another parent (WithDir)",
+					s.engine, p, s.cred.Uid, st.Mode().Perm())
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// own gives path to the server's user when running as root.
+func (s *server) own(path string) error {
+	if s.cred == nil {
+		return nil
+	}
+	if err := os.Chown(path, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+		return fmt.Errorf("%s: chown %s: %w", s.engine, path, err)
+	}
+	return nil
+}
+
+// writeFile writes a file in the private directory, readable by the server.
+func (s *server) writeFile(name, content string) (string, error) {
+	p := filepath.Join(s.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		return "", err
+	}
+	return p, s.own(p)
+}
+
+// procAttr puts a child in its own process group, kills it when showdown
+// dies and runs it as the server's user.
+func (s *server) procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
+}
+
+func (s *server) env() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C", "LANG=C", "TZ=UTC", "HOME=" + s.dir}
+}
+
+// run runs a one-shot tool (initdb, mariadb-install-db) to completion; if
+// ctx ends first its whole process group is killed.
+func (s *server) run(ctx context.Context, bin string, args ...string) error {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = s.dir
+	cmd.Env = s.env()
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = s.procAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: %s: %w", s.engine, filepath.Base(bin), err)
+	}
+	hook("init", cmd.Process.Pid)
+	err := cmd.Wait()
+	// Whatever happened, leave nothing of that group behind.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %s: %w", s.engine, filepath.Base(bin), ctx.Err())
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s failed: %w\n%s", s.engine, filepath.Base(bin), err, tail(out.Bytes(), 2000))
+	}
+	return nil
+}
+
+// freePort returns a loopback TCP port nobody listens on right now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startFresh starts the server on a free port, trying another one when
+// someone takes the chosen port between choosing and binding.
+func (s *server) startFresh(ctx context.Context) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var port int
+		if port, err = freePort(); err != nil {
+			return fmt.Errorf("%s: find a free port: %w", s.engine, err)
+		}
+		s.mu.Lock()
+		s.port = port
+		s.mu.Unlock()
+		if err = s.up(ctx); err == nil || !s.portTaken() {
+			return err
+		}
+	}
+	return err
+}
+
+// portTaken reports whether the log says the last start could not bind.
+func (s *server) portTaken() bool {
+	b, _ := os.ReadFile(s.logPath)
+	b = []byte(tail(b, 4000))
+	for _, f := range s.bindFail {
+		if bytes.Contains(b, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// up starts the server process on s.port and waits until it answers.
+func (s *server) up(ctx context.Context) error {
+	s.mu.Lock()
+	if s.removed {
+		s.mu.Unlock()
+		return fmt.Errorf("%s: already stopped and removed", s.engine)
+	}
+	if s.cmd != nil {
+		s.mu.Unlock()
+		return nil // already up
+	}
+	port := s.port
+	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("%s: open log: %w", s.engine, err)
+	}
+	bin, args := s.command(port)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = s.dir
+	cmd.Env = s.env()
+	var w io.Writer = logf
+	if s.o.log != nil {
+		w = io.MultiWriter(logf, s.o.log)
+		// Backends inherit the pipe; do not wait on them forever.
+		cmd.WaitDelay = 2 * time.Second
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = s.procAttr()
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		s.mu.Unlock()
+		return fmt.Errorf("%s: start %s: %w", s.engine, bin, err)
+	}
+	done := make(chan struct{})
+	s.cmd, s.done = cmd, done
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(done)
+	}()
+	s.mu.Unlock()
+	hook("spawned", cmd.Process.Pid)
+
+	if err := s.waitReady(ctx, port, done); err != nil {
+		_ = s.down()
+		return err
+	}
+	hook("ready", cmd.Process.Pid)
+	return nil
+}
+
+// waitReady polls a real connection until the server answers, the process
+// exits, ctx ends or the start timeout passes.
+func (s *server) waitReady(ctx context.Context, port int, done <-chan struct{}) error {
+	deadline := time.Now().Add(s.o.startTimeout)
+	var last error
+	for {
+		select {
+		case <-done:
+			return fmt.Errorf("%s exited while starting on port %d; log %s ends with:\n%s", s.engine, port, s.logPath, s.logTail())
+		case <-ctx.Done():
+			return fmt.Errorf("%s: start cancelled: %w", s.engine, ctx.Err())
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not answer on port %d within %v (last error: %v); log %s ends with:\n%s",
+				s.engine, port, s.o.startTimeout, last, s.logPath, s.logTail())
+		}
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		last = s.ready(pctx, port)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// down stops the server process (clean shutdown, then SIGKILL to its whole
+// process group after DefaultStopTimeout) and keeps its directory.
+func (s *server) down() error {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.cmd, s.done = nil, nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	pid := cmd.Process.Pid
+	_ = syscall.Kill(pid, s.stopSig)
+	var err error
+	select {
+	case <-done:
+	case <-time.After(DefaultStopTimeout):
+		err = fmt.Errorf("%s (pid %d) did not shut down within %v; killed", s.engine, pid, DefaultStopTimeout)
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-done
+	}
+	// Backends left behind by a crashed server die with their group.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return err
+}
+
+// stop stops the server and removes its directory; later calls do nothing.
+func (s *server) stop() error {
+	err := s.down()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.removed || s.dir == "" {
+		s.removed = true
+		return err
+	}
+	s.removed = true
+	if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
+		err = fmt.Errorf("%s: remove %s: %w", s.engine, s.dir, rerr)
+	}
+	return err
+}
+
+func (s *server) pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+func (s *server) getPort() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.port
+}
+
+func (s *server) logTail() string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	return tail(b, 3000)
+}
+
+// tail returns the last n bytes of b, from a line start when possible.
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+	}
+	return strings.TrimRight(string(b), "\n")
+}
+
+// lookPath finds the first of names in dirs, then on PATH.
+func lookPath(names []string, dirs []string) (string, error) {
+	for _, d := range dirs {
+		for _, n := range names {
+			p := filepath.Join(d, n)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+				return p, nil
+			}
+		}
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("not found")
+}
