@@ -6,7 +6,7 @@ import "embed"
 
 // FS holds every workload folder: <name>/schema.sql, queries.sql, ... .
 //
-//go:embed */*.sql */*.md
+//go:embed */*.sql */*.md */*.yaml
 var FS embed.FS
 
 // Names lists the workloads in the order reports show them.
