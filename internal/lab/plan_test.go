@@ -1,0 +1,170 @@
+package lab
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testCatalog = Catalog{
+	"go-stdlib":   {"string", "bank", "users", "sku"},
+	"java-spring": {"string", "bank", "users", "sku"},
+	"string-only": {"string"},
+}
+
+const goodPlan = `name: t
+implementations:
+  - go-stdlib
+  - service: java-spring
+    variant: vthreads
+    env: {VIRTUAL_THREADS: "true"}
+workloads: [string, bank]
+load:
+  levels: [10, 50]
+  ramp_up: 2s
+  duration: 10s
+`
+
+func TestParsePlanDefaults(t *testing.T) {
+	p, err := ParsePlan("good.yaml", []byte(goodPlan), testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"model defaults to closed", p.Load.Model, "closed"},
+		{"trials default", p.Trials, 1},
+		{"warmup default", time.Duration(p.Load.Warmup), DefaultWarmup},
+		{"timeout default", time.Duration(p.Load.Timeout), DefaultTimeout},
+		{"pool size default is the contract's", p.Env["DB_POOL_SIZE"], "20"},
+		{"logging off by default", p.Env["LOG_REQUESTS"], "false"},
+		{"max_connections is PostgreSQL's default", p.Database.MaxConnections, 100},
+		{"reset before every level", p.Database.Reset, "level"},
+		{"restart between trials", p.Database.Restart, "trial"},
+		{"sku index on", *p.Database.SKUIndex, true},
+		{"variant id", p.Implementations[1].ID(), "java-spring+vthreads"},
+		{"variant env", p.Implementations[1].Env["VIRTUAL_THREADS"], "true"},
+		{"plain id", p.Implementations[0].ID(), "go-stdlib"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		plan string
+		// want holds "line: field" prefixes every error must match, in order.
+		want []string
+	}{
+		{
+			// YAML that does not parse stops there, with its line.
+			name: "syntax",
+			plan: "name: x\nload: [\n",
+			want: []string{"2"},
+		},
+		{
+			// Every problem is reported at once, each with its line and field.
+			name: "many problems",
+			plan: `name: many
+implementations:
+  - go-stdlib
+  - cobol-cics
+workloads: [string, chess]
+load:
+  model: half-open
+  levels: [10, -5]
+  duration: 10s
+  ramp_up: 20s
+trials: 500
+database:
+  reset: sometimes
+`,
+			want: []string{
+				"4: implementations.1: unknown service",
+				"5: workloads.1: unknown workload",
+				"7: load.model: model",
+				"8: load.levels.1: level -5",
+				"10: load.ramp_up: ramp_up",
+				"11: trials: trials must",
+				"13: database.reset: unknown reset",
+			},
+		},
+		{
+			// Unknown keys are caught with their line.
+			name: "unknown key",
+			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload:\n  levels: [1]\n  users: 5\n",
+			want: []string{"6: users: unknown field"},
+		},
+		{
+			// A service that lacks a workload is named with the workload's line.
+			name: "unsupported workload",
+			plan: "name: x\nimplementations: [string-only]\nworkloads:\n  - string\n  - bank\nload: {levels: [1]}\n",
+			want: []string{"5: workloads.1: string-only does not implement workload bank"},
+		},
+		{
+			// Bad durations and sizes name the line and an example.
+			name: "bad values",
+			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload:\n  levels: [1]\n  duration: ten seconds\nlimits:\n  memory: lots\n",
+			want: []string{"6: ", "8: "},
+		},
+		{
+			// The same implementation twice needs a variant name.
+			name: "duplicate implementation",
+			plan: "name: x\nimplementations: [go-stdlib, go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\n",
+			want: []string{"2: implementations.1: go-stdlib appears twice"},
+		},
+		{
+			// Placement must name CPUs that exist.
+			name: "placement",
+			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\nplacement:\n  service_cpus: \"0-999\"\n",
+			want: []string{"6: placement.service_cpus: CPU 999 does not exist"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParsePlan("p.yaml", []byte(tc.plan), testCatalog)
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("err = %v, want an ErrorList", err)
+			}
+			if len(list) != len(tc.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(list), len(tc.want), err)
+			}
+			for i, w := range tc.want {
+				got := strings.TrimPrefix(list[i].Error(), "p.yaml:")
+				if !strings.HasPrefix(got, w) {
+					t.Errorf("error %d = %q, want prefix %q", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseByteSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want ByteSize
+		ok   bool
+	}{
+		{"1GiB", 1 << 30, true},     // binary suffix
+		{"512MiB", 512 << 20, true}, // binary suffix
+		{"1G", 1 << 30, true},       // short form, still binary
+		{"4096", 4096, true},        // plain bytes
+		{"1.5GiB", 3 << 29, true},   // fractions
+		{"lots", 0, false},          // not a size
+		{"-1GiB", 0, false},         // negative
+	}
+	for _, tc := range tests {
+		got, err := ParseByteSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseByteSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
