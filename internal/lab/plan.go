@@ -161,7 +161,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(time.Duration(d).String())), nil }
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.Quote(time.Duration(d).String())), nil
+}
 
 // ByteSize is a size in bytes written as "1GiB", "512MiB", "1G" or bytes.
 type ByteSize int64
