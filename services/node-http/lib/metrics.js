@@ -1,0 +1,95 @@
+'use strict';
+
+// Prometheus metrics through prom-client's default registry. In cluster
+// mode each worker counts its own requests and GET /metrics, whichever
+// worker serves it, answers the sum over all workers: the worker asks the
+// primary, whose AggregatorRegistry collects every worker's registry over
+// IPC (see cluster.js).
+
+const promClient = require('prom-client');
+
+/** METRICS_REQUEST and METRICS_RESPONSE are the IPC message types of a cluster-wide scrape. */
+const METRICS_REQUEST = 'showdown:metrics:request';
+const METRICS_RESPONSE = 'showdown:metrics:response';
+
+/** SCRAPE_TIMEOUT_MS bounds a worker's wait for the primary's aggregated metrics. */
+const SCRAPE_TIMEOUT_MS = 3000;
+
+/**
+ * createMetrics registers the contract's metrics (and prom-client's
+ * default process metrics) and returns {observe, render}. clustered makes
+ * render aggregate over the cluster's workers.
+ */
+function createMetrics({ clustered }) {
+  const registry = promClient.register;
+  promClient.collectDefaultMetrics({ register: registry });
+  const requests = new promClient.Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route pattern and status code.',
+    labelNames: ['route', 'status'],
+    registers: [registry],
+  });
+  const duration = new promClient.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern, from routing to the last byte handed to the socket.',
+    labelNames: ['route'],
+    registers: [registry],
+  });
+
+  function observe(route, status, seconds) {
+    requests.inc({ route, status });
+    duration.observe({ route }, seconds);
+  }
+
+  async function render() {
+    if (!clustered) return { contentType: registry.contentType, body: await registry.metrics() };
+    return { contentType: registry.contentType, body: await askPrimary() };
+  }
+
+  return { observe, render };
+}
+
+let nextScrape = 0;
+let listening = false;
+const pending = new Map(); // scrape id -> {resolve, reject, timer}
+
+function askPrimary() {
+  if (!listening) {
+    listening = true;
+    process.on('message', (msg) => {
+      if (!msg || msg.type !== METRICS_RESPONSE) return;
+      const p = pending.get(msg.id);
+      if (!p) return;
+      pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.error) p.reject(new Error(`aggregating cluster metrics: ${msg.error}`));
+      else p.resolve(msg.body);
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const id = ++nextScrape;
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new Error(`no aggregated metrics from the cluster primary within ${SCRAPE_TIMEOUT_MS} ms`));
+    }, SCRAPE_TIMEOUT_MS);
+    pending.set(id, { resolve, reject, timer });
+    process.send({ type: METRICS_REQUEST, id });
+  });
+}
+
+/**
+ * serveClusterMetrics makes the primary answer its workers' scrape requests
+ * with the sum of every worker's registry.
+ */
+function serveClusterMetrics(cluster) {
+  const aggregator = new promClient.AggregatorRegistry();
+  cluster.on('message', (worker, msg) => {
+    if (!msg || msg.type !== METRICS_REQUEST) return;
+    aggregator.clusterMetrics().then(
+      (body) => worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: msg.id, body }),
+      (err) => worker.isConnected() && worker.send({ type: METRICS_RESPONSE, id: msg.id, error: err.message }),
+    );
+  });
+}
+
+module.exports = { createMetrics, serveClusterMetrics };

@@ -1,0 +1,97 @@
+'use strict';
+
+// One serving process (the only one, or a cluster worker): pools, logger,
+// HTTP server, graceful shutdown.
+
+const http = require('node:http');
+const pino = require('pino');
+const { createApp } = require('./app');
+const { createPgPool, createMysqlPool } = require('./db');
+const { createMetrics } = require('./metrics');
+
+/** KEEP_ALIVE_TIMEOUT_MS keeps idle client connections open between requests. */
+const KEEP_ALIVE_TIMEOUT_MS = 65000;
+
+/** DRAIN_MS is how long SIGTERM waits for requests in flight before closing their connections. */
+const DRAIN_MS = 8000;
+
+/**
+ * serve starts the HTTP server of config; clustered says it runs as a
+ * cluster worker. On SIGTERM or SIGINT it stops accepting, finishes the
+ * requests in flight, closes the pools and exits 0.
+ */
+function serve(config, clustered) {
+  // The service's own failures go to stderr, synchronously (they are rare).
+  const errorLog = pino({ base: { pid: process.pid } }, pino.destination({ dest: 2, sync: true }));
+  // The request log: one JSON line per request on stdout. Asynchronous
+  // (sonic-boom buffers while a write is in flight; flushed at exit), except
+  // in a cluster, where each line must be one write(2) so the workers'
+  // lines never interleave.
+  const requestLog = config.logRequests
+    ? pino({ base: { pid: process.pid } }, pino.destination({ dest: 1, sync: clustered }))
+    : null;
+
+  const onPoolError = (err) => errorLog.warn({ err }, 'idle database connection lost; the pool reconnects on demand');
+  const pgPool = config.databaseUrl ? createPgPool(config.databaseUrl, config.poolSize, onPoolError) : null;
+  const mysqlPool = config.mysqlUrl ? createMysqlPool(config.mysqlUrl, config.poolSize) : null;
+  const metrics = createMetrics({ clustered });
+  const app = createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog });
+
+  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true }, app.handle);
+  server.on('clientError', (err, socket) => answerClientError(err, socket));
+  server.on('error', (err) => {
+    errorLog.fatal({ err }, `cannot listen on ${config.host}:${config.port}: ${err.message}; set PORT/HOST to a free address`);
+    process.exit(1);
+  });
+  server.listen(config.port, config.host, () => {
+    if (!clustered) {
+      const { address, port } = server.address();
+      process.stderr.write(
+        `node-http listening on ${address}:${port} (postgres ${pgPool ? 'on' : 'off'}, mysql ${mysqlPool ? 'on' : 'off'}, pool ${config.poolSize})\n`,
+      );
+    }
+  });
+
+  const shutdown = () => {
+    if (app.state.closing) return;
+    app.state.closing = true;
+    // Requests in flight answer with Connection: close; idle keep-alive
+    // connections are closed now; whatever still hangs after DRAIN_MS is cut.
+    const cut = setTimeout(() => {
+      errorLog.warn(`requests still in flight after ${DRAIN_MS} ms; closing their connections`);
+      server.closeAllConnections();
+    }, DRAIN_MS);
+    cut.unref();
+    server.close(async () => {
+      clearTimeout(cut);
+      await Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]);
+      if (requestLog) requestLog.flush();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  return server;
+}
+
+const STATUS_LINE = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+
+// answerClientError answers a request Node could not parse with a JSON
+// error, as every other answer, instead of Node's bare 400.
+function answerClientError(err, socket) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  if (err.code === 'HPE_HEADER_OVERFLOW') status = 431;
+  else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') status = 408;
+  const body = JSON.stringify({ error: `malformed HTTP request (${err.code || err.message})` });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_LINE[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+module.exports = { serve };
