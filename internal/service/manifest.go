@@ -1,0 +1,487 @@
+// Package service discovers the implementations under services/ by their
+// manifests, builds them (cached by a hash of their sources), starts them
+// with the common environment, waits until they are healthy and stops them
+// with everything they spawned.
+package service
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// ManifestFile is the name of the manifest in each service folder.
+const ManifestFile = "showdown.yaml"
+
+// Manifest describes one implementation: how to build it, run it, and which
+// workloads it serves. Its format is documented in services/README.md.
+type Manifest struct {
+	// Name is the implementation's name; it equals its folder's name.
+	Name string
+	// Language is the implementation's language, e.g. "go".
+	Language string
+	// Description says in one line what the stack is made of.
+	Description string
+	// Workloads lists the workloads the service serves, in manifest order.
+	Workloads []string
+	// Build holds the build steps, each an argv run in Dir; may be empty.
+	BuildSteps [][]string
+	// Run is the argv that starts the server, run in Dir.
+	Run []string
+	// Artifact is what ships (a file or folder relative to Dir), for size reports.
+	Artifact string
+	// Sources are globs (relative to Dir, "**" matching any depth) whose
+	// content keys the build cache.
+	Sources []string
+	// Knobs are the stack-specific environment variables with defaults.
+	Knobs map[string]Knob
+	// Dir is the absolute path of the service folder.
+	Dir string
+	// File is the absolute path of the manifest.
+	File string
+}
+
+// Knob is a stack-specific environment variable a plan may set.
+type Knob struct {
+	// Default is the value used when a plan does not set the knob; empty
+	// means the variable is not set at all.
+	Default string
+	// Help says what the knob does.
+	Help string
+}
+
+// Supports reports whether the service serves workload w.
+func (m *Manifest) Supports(w string) bool { return slices.Contains(m.Workloads, w) }
+
+// KnobNames returns the knob names in sorted order.
+func (m *Manifest) KnobNames() []string {
+	names := make([]string, 0, len(m.Knobs))
+	for k := range m.Knobs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Problem is one mistake in a manifest, located by file, line and field.
+type Problem struct {
+	File  string // path of the manifest
+	Line  int    // 1-based line, 0 when unknown
+	Field string // the field at fault, e.g. "build[1]"; "" for the whole file
+	Msg   string // what is wrong, and what to do
+}
+
+// Error formats the problem as file:line: field: message.
+func (p *Problem) Error() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d", p.Line)
+	}
+	b.WriteString(": ")
+	if p.Field != "" {
+		b.WriteString(p.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every mistake found in one or more manifests.
+type Problems []*Problem
+
+// Error lists the problems, one a line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Hint tells the user where the manifest format is documented.
+func (ps Problems) Hint() string {
+	return "the manifest format is documented in services/README.md"
+}
+
+// Discover reads every services/*/showdown.yaml under root and returns the
+// valid manifests sorted by name. When some manifests are invalid it still
+// returns the valid ones, with a Problems error listing every problem of
+// every manifest at once.
+func Discover(root string) ([]*Manifest, error) {
+	files, err := filepath.Glob(filepath.Join(root, "services", "*", ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var (
+		ms   []*Manifest
+		all  Problems
+		seen = map[string]string{}
+	)
+	for _, f := range files {
+		m, ps := Load(f)
+		all = append(all, ps...)
+		if m == nil || len(ps) > 0 {
+			continue
+		}
+		if prev, dup := seen[m.Name]; dup {
+			all = append(all, &Problem{File: f, Field: "name", Msg: fmt.Sprintf("%q is also the name of %s", m.Name, prev)})
+			continue
+		}
+		seen[m.Name] = f
+		ms = append(ms, m)
+	}
+	if len(all) > 0 {
+		return ms, all
+	}
+	return ms, nil
+}
+
+// Lookup returns the manifest named name from ms, or an error listing the
+// names there are.
+func Lookup(ms []*Manifest, name string) (*Manifest, error) {
+	names := make([]string, 0, len(ms))
+	for _, m := range ms {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("unknown service %q: no valid manifest found under services/*/%s", name, ManifestFile)
+	}
+	return nil, fmt.Errorf("unknown service %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// FindRoot walks up from start to the folder holding both services/ and
+// go.mod: the root of the showdown tree. SHOWDOWN_ROOT, when set, wins.
+func FindRoot(start string) (string, error) {
+	if r := os.Getenv("SHOWDOWN_ROOT"); r != "" {
+		if !isRoot(r) {
+			return "", hintError{fmt.Errorf("SHOWDOWN_ROOT=%s holds no services/ folder and go.mod", r),
+				"point SHOWDOWN_ROOT at a showdown checkout, or unset it"}
+		}
+		return filepath.Abs(r)
+	}
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if isRoot(dir) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", hintError{fmt.Errorf("no showdown tree (a folder with services/ and go.mod) above %s", start),
+				"run showdown inside a showdown checkout, or set SHOWDOWN_ROOT to one"}
+		}
+		dir = parent
+	}
+}
+
+func isRoot(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "services"))
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
+}
+
+// hintError is an error with advice for the user.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e hintError) Error() string { return e.err.Error() }
+func (e hintError) Unwrap() error { return e.err }
+
+// Hint returns the advice.
+func (e hintError) Hint() string { return e.hint }
+
+var (
+	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// yamlLineRE splits yaml.v3's syntax errors: "yaml: line 3: message".
+	yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	// commonEnv is set by the harness; a knob may not redefine it.
+	commonEnv = []string{"PORT", "HOST", "DATABASE_URL", "MYSQL_URL", "DB_POOL_SIZE", "LOG_REQUESTS"}
+	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs"}
+)
+
+// Load reads and validates one manifest file. It returns the manifest (nil
+// when the file cannot be parsed) and every problem found.
+func Load(file string) (*Manifest, Problems) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, Problems{{File: file, Msg: err.Error()}}
+	}
+	return parse(file, filepath.Dir(abs), data)
+}
+
+// parse decodes data by hand from yaml nodes so every problem carries its
+// line and all of them are reported at once.
+func parse(file, dir string, data []byte) (*Manifest, Problems) {
+	var ps Problems
+	add := func(n *yaml.Node, field, format string, args ...any) {
+		line := 0
+		if n != nil {
+			line = n.Line
+		}
+		ps = append(ps, &Problem{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+		if sm := yamlLineRE.FindStringSubmatch(err.Error()); sm != nil {
+			line, _ = strconv.Atoi(sm[1])
+			msg = sm[2]
+		}
+		if errors.Is(err, io.EOF) {
+			msg = "empty file"
+		}
+		return nil, Problems{{File: file, Line: line, Msg: "invalid YAML: " + msg}}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		add(root, "", "the manifest must be a mapping of fields (name, language, run, ...)")
+		return nil, ps
+	}
+	m := &Manifest{Dir: dir, File: filepath.Join(dir, filepath.Base(file)), Knobs: map[string]Knob{}}
+	got := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if !slices.Contains(fields, k.Value) {
+			add(k, k.Value, "unknown field%s", suggest(k.Value, fields))
+			continue
+		}
+		if _, dup := got[k.Value]; dup {
+			add(k, k.Value, "given twice")
+			continue
+		}
+		got[k.Value] = v
+	}
+	str := func(field string, required bool) string {
+		v, ok := got[field]
+		if !ok {
+			if required {
+				add(root, field, "missing (required)")
+			}
+			return ""
+		}
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			add(v, field, "must be a string")
+			return ""
+		}
+		if required && strings.TrimSpace(v.Value) == "" {
+			add(v, field, "must not be empty")
+		}
+		return v.Value
+	}
+	strs := func(field string, v *yaml.Node) []string {
+		if v.Kind != yaml.SequenceNode {
+			add(v, field, "must be a list of strings, e.g. [a, b]")
+			return nil
+		}
+		out := make([]string, 0, len(v.Content))
+		for i, e := range v.Content {
+			if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
+				add(e, fmt.Sprintf("%s[%d]", field, i), "must be a string")
+				continue
+			}
+			out = append(out, e.Value)
+		}
+		return out
+	}
+
+	m.Name = str("name", true)
+	if m.Name != "" {
+		if !nameRE.MatchString(m.Name) {
+			add(got["name"], "name", "%q: use lower-case letters, digits and '-' (e.g. go-stdlib)", m.Name)
+		} else if base := filepath.Base(dir); base != m.Name {
+			add(got["name"], "name", "%q must equal the folder name %q", m.Name, base)
+		}
+	}
+	m.Language = str("language", true)
+	m.Description = str("description", false)
+	m.Artifact = str("artifact", false)
+	if m.Artifact != "" && (filepath.IsAbs(m.Artifact) || strings.HasPrefix(filepath.Clean(m.Artifact), "..")) {
+		add(got["artifact"], "artifact", "%q must be a path inside the service folder", m.Artifact)
+	}
+
+	if v, ok := got["workloads"]; !ok {
+		add(root, "workloads", "missing (required): list the workloads served, from %s", strings.Join(workloads.Names, ", "))
+	} else {
+		m.Workloads = strs("workloads", v)
+		if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+			add(v, "workloads", "must list at least one of %s", strings.Join(workloads.Names, ", "))
+		}
+		seen := map[string]bool{}
+		for i, w := range m.Workloads {
+			field := fmt.Sprintf("workloads[%d]", i)
+			switch {
+			case !slices.Contains(workloads.Names, w):
+				add(v.Content[i], field, "unknown workload %q%s", w, suggest(w, workloads.Names))
+			case seen[w]:
+				add(v.Content[i], field, "%q listed twice", w)
+			}
+			seen[w] = true
+		}
+	}
+
+	if v, ok := got["run"]; !ok {
+		add(root, "run", "missing (required): the argv that starts the server, e.g. [bin/server]")
+	} else {
+		m.Run = strs("run", v)
+		if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+			add(v, "run", "must not be empty: the argv that starts the server, e.g. [bin/server]")
+		}
+		if len(m.Run) > 0 && m.Run[0] == "" {
+			add(v.Content[0], "run[0]", "the program must not be empty")
+		}
+	}
+
+	if v, ok := got["build"]; ok && v.Tag != "!!null" {
+		if v.Kind != yaml.SequenceNode {
+			add(v, "build", "must be a list of argv lists, e.g. [[go, build, -o, bin/server, .]]")
+		} else {
+			for i, step := range v.Content {
+				field := fmt.Sprintf("build[%d]", i)
+				if step.Kind != yaml.SequenceNode {
+					add(step, field, "must be an argv list, e.g. [go, build, .]")
+					continue
+				}
+				argv := strs(field, step)
+				if len(step.Content) == 0 || (len(argv) > 0 && argv[0] == "") {
+					add(step, field, "must not be empty")
+					continue
+				}
+				m.BuildSteps = append(m.BuildSteps, argv)
+			}
+		}
+	}
+
+	if v, ok := got["sources"]; ok && v.Tag != "!!null" {
+		m.Sources = strs("sources", v)
+		for i, g := range m.Sources {
+			if _, err := filepath.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" || filepath.IsAbs(g) || strings.HasPrefix(filepath.Clean(g), "..") {
+				add(v.Content[i], fmt.Sprintf("sources[%d]", i), "%q is not a glob inside the service folder", g)
+			}
+		}
+	} else if len(m.BuildSteps) > 0 {
+		add(root, "sources", "missing: a service with build steps must list the globs of its sources (they key the build cache)")
+	}
+
+	if v, ok := got["knobs"]; ok && v.Tag != "!!null" {
+		if v.Kind != yaml.MappingNode {
+			add(v, "knobs", "must be a mapping NAME: {default: \"...\", help: \"...\"}")
+		} else {
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				k, kv := v.Content[i], v.Content[i+1]
+				field := "knobs." + k.Value
+				if !envRE.MatchString(k.Value) {
+					add(k, field, "not a valid environment variable name")
+					continue
+				}
+				if slices.Contains(commonEnv, k.Value) {
+					add(k, field, "%s is set by the harness for every service; it cannot be a knob", k.Value)
+					continue
+				}
+				if _, dup := m.Knobs[k.Value]; dup {
+					add(k, field, "given twice")
+					continue
+				}
+				if kv.Kind != yaml.MappingNode {
+					add(kv, field, "must be a mapping {default: \"...\", help: \"...\"}")
+					continue
+				}
+				var kn Knob
+				for j := 0; j+1 < len(kv.Content); j += 2 {
+					kk, vv := kv.Content[j], kv.Content[j+1]
+					sub := field + "." + kk.Value
+					if vv.Kind != yaml.ScalarNode {
+						add(vv, sub, "must be a string")
+						continue
+					}
+					val := vv.Value
+					if vv.Tag == "!!null" {
+						val = ""
+					}
+					switch kk.Value {
+					case "default":
+						kn.Default = val
+					case "help":
+						kn.Help = val
+					default:
+						add(kk, sub, "unknown field%s", suggest(kk.Value, []string{"default", "help"}))
+					}
+				}
+				m.Knobs[k.Value] = kn
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return m, ps
+	}
+	return m, nil
+}
+
+// suggest returns ` (did you mean "x"?)` for the closest of known to s, or
+// a list of the known names when none is close.
+func suggest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := distance(strings.ToLower(s), k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return fmt.Sprintf(" (known: %s)", strings.Join(known, ", "))
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,207 @@
+package service
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeManifest writes text as services/<name>/showdown.yaml under root and
+// returns the file's path.
+func writeManifest(t *testing.T, root, name, text string) string {
+	t.Helper()
+	dir := filepath.Join(root, "services", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, ManifestFile)
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+const validManifest = `name: go-x
+language: go
+description: a test
+workloads: [string, bank]
+build:
+  - [go, build, -o, bin/server, .]
+run: [bin/server]
+artifact: bin/server
+sources: [go.mod, "*.go"]
+knobs:
+  GOMAXPROCS: {default: "", help: "scheduler threads"}
+  GOGC: {default: "100", help: "GC target"}
+`
+
+func TestLoadValid(t *testing.T) {
+	root := t.TempDir()
+	f := writeManifest(t, root, "go-x", validManifest)
+	m, ps := Load(f)
+	if len(ps) > 0 {
+		t.Fatalf("Load: unexpected problems:\n%v", ps)
+	}
+	want := &Manifest{
+		Name: "go-x", Language: "go", Description: "a test",
+		Workloads:  []string{"string", "bank"},
+		BuildSteps: [][]string{{"go", "build", "-o", "bin/server", "."}},
+		Run:        []string{"bin/server"},
+		Artifact:   "bin/server",
+		Sources:    []string{"go.mod", "*.go"},
+		Knobs:      map[string]Knob{"GOMAXPROCS": {Help: "scheduler threads"}, "GOGC": {Default: "100", Help: "GC target"}},
+		Dir:        filepath.Dir(f),
+		File:       f,
+	}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("Load:\ngot  %+v\nwant %+v", m, want)
+	}
+}
+
+func TestLoadProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string // each a substring of one problem, in order: "line: field: message"
+	}{
+		// A tab where YAML wants spaces: the parser's line is kept.
+		{"bad yaml", "name: go-x\nrun: [x]\n\tfoo: 1\n", []string{":3: invalid YAML: found character that cannot start any token"}},
+		// An empty file is not a manifest.
+		{"empty", "", []string{"invalid YAML: empty file"}},
+		// A list where a mapping is expected.
+		{"not a mapping", "- a\n- b\n", []string{":1: the manifest must be a mapping"}},
+		// A misspelt key gets a suggestion, with its line.
+		{"unknown key", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nartefact: bin/x\n",
+			[]string{`:5: artefact: unknown field (did you mean "artifact"?)`}},
+		// run is required; the problem points at the mapping.
+		{"missing run", "name: go-x\nlanguage: go\nworkloads: [string]\n", []string{":1: run: missing (required)"}},
+		// An empty run.
+		{"empty run", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: []\n", []string{":4: run: must not be empty"}},
+		// An unknown workload, with the line of the list item.
+		{"unknown workload", "name: go-x\nlanguage: go\nworkloads:\n  - string\n  - bnak\nrun: [x]\n",
+			[]string{`:5: workloads[1]: unknown workload "bnak" (did you mean "bank"?)`}},
+		// Every problem at once, in file order of discovery.
+		{"several", "name: Go_X\nworkloads: [string, string]\nrun: x\nbuild: [[]]\nknobs:\n  PORT: {default: \"1\"}\n  A: {defualt: x}\n",
+			[]string{
+				`:1: name: "Go_X": use lower-case`,
+				`:1: language: missing (required)`,
+				`:2: workloads[1]: "string" listed twice`,
+				`:3: run: must be a list of strings`,
+				`:4: build[0]: must not be empty`,
+				`:6: knobs.PORT: PORT is set by the harness`,
+				`:7: knobs.A.defualt: unknown field (did you mean "default"?)`,
+			}},
+		// The name must equal the folder.
+		{"name mismatch", "name: go-y\nlanguage: go\nworkloads: [string]\nrun: [x]\n", []string{`:1: name: "go-y" must equal the folder name "go-x"`}},
+		// Build steps without sources could never be cached correctly.
+		{"build without sources", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nbuild: [[make]]\n", []string{`sources: missing`}},
+		// A source glob escaping the folder.
+		{"source outside", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nsources: [../secret]\n", []string{`:5: sources[0]: "../secret" is not a glob inside`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			f := writeManifest(t, root, "go-x", tt.text)
+			_, ps := Load(f)
+			if len(ps) != len(tt.want) {
+				t.Fatalf("Load: got %d problems, want %d:\n%v", len(ps), len(tt.want), ps)
+			}
+			for i, p := range ps {
+				if !strings.HasPrefix(p.Error(), f) {
+					t.Errorf("problem %d: %q does not start with the file name", i, p.Error())
+				}
+				if !strings.Contains(p.Error(), tt.want[i]) {
+					t.Errorf("problem %d:\ngot  %q\nwant it to contain %q", i, p.Error(), tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	root := t.TempDir()
+	writeManifest(t, root, "go-x", validManifest)
+	bad := writeManifest(t, root, "node-y", "name: node-y\nlanguage: js\nworkloads: [strung]\nrun: [node, server.js]\n")
+	// A folder without a manifest is not a service.
+	os.MkdirAll(filepath.Join(root, "services", "notes"), 0o755)
+
+	ms, err := Discover(root)
+	if len(ms) != 1 || ms[0].Name != "go-x" {
+		t.Errorf("Discover: got %d manifests, want only go-x", len(ms))
+	}
+	var ps Problems
+	if err == nil {
+		t.Fatal("Discover: no error for an invalid manifest")
+	}
+	ps, ok := err.(Problems)
+	if !ok || len(ps) != 1 || ps[0].File != bad || ps[0].Line != 3 {
+		t.Errorf("Discover: got error %v, want one problem at %s:3", err, bad)
+	}
+	if _, err := Lookup(ms, "node-y"); err == nil || !strings.Contains(err.Error(), "known: go-x") {
+		t.Errorf("Lookup(node-y): got %v, want an error listing go-x", err)
+	}
+}
+
+func TestFindRoot(t *testing.T) {
+	root := t.TempDir()
+	writeManifest(t, root, "go-x", validManifest)
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644)
+	deep := filepath.Join(root, "services", "go-x", "a", "b")
+	os.MkdirAll(deep, 0o755)
+	t.Setenv("SHOWDOWN_ROOT", "")
+	got, err := FindRoot(deep)
+	if err != nil || got != root {
+		t.Errorf("FindRoot(%s) = %q, %v; want %q", deep, got, err, root)
+	}
+	if _, err := FindRoot(t.TempDir()); err == nil {
+		t.Error("FindRoot outside a tree: no error")
+	} else if _, ok := err.(interface{ Hint() string }); !ok {
+		t.Errorf("FindRoot outside a tree: error %v carries no hint", err)
+	}
+	t.Setenv("SHOWDOWN_ROOT", root)
+	if got, err := FindRoot("/"); err != nil || got != root {
+		t.Errorf("FindRoot with SHOWDOWN_ROOT = %q, %v; want %q", got, err, root)
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		glob, name string
+		want       bool
+	}{
+		{"*.go", "main.go", true},             // a plain glob
+		{"*.go", "sub/main.go", false},        // * does not cross folders
+		{"src/**/*.java", "src/A.java", true}, // ** may be no folder at all
+		{"src/**/*.java", "src/main/java/x/A.java", true},
+		{"src/**/*.java", "test/A.java", false},
+		{"**", "a/b/c", true},             // everything
+		{"pom.xml", "pom.xml", true},      // a literal file
+		{"pom.xml", "sub/pom.xml", false}, // literal is anchored at the service folder
+	}
+	for _, tt := range tests {
+		if got := globMatch(tt.glob, tt.name); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.glob, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestSourceFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"pom.xml", "src/main/A.java", "src/main/B.txt", "node_modules/x/y.js", "lib/a.js", "lib/deep/b.js", "bin/server"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644)
+	}
+	m := &Manifest{Name: "x", Dir: dir, Artifact: "bin", Sources: []string{"pom.xml", "src/**/*.java", "lib", "**/*.js"}}
+	got, err := m.sourceFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node_modules and the artifact are skipped though "**/*.js" could reach them;
+	// a folder glob ("lib") takes its whole tree.
+	want := []string{"lib/a.js", "lib/deep/b.js", "pom.xml", "src/main/A.java"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sourceFiles:\ngot  %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,3 @@
+module tiny
+
+go 1.22
