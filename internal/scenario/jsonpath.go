@@ -266,6 +266,9 @@ func equalJSON(raw []byte, k kind, text []byte) bool {
 		s, ok := unquoteJSON(inner)
 		return ok && s == string(text)
 	case kNumber:
+		if bytes.Equal(raw, text) {
+			return true
+		}
 		a, err1 := strconv.ParseFloat(bytesToString(raw), 64)
 		b, err2 := strconv.ParseFloat(bytesToString(text), 64)
 		return err1 == nil && err2 == nil && a == b
