@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The bank statements, verbatim from workloads/bank/queries.sql.
+const (
+	sqlCreateClient = `WITH c AS (INSERT INTO client (balance) VALUES ($1) RETURNING id, balance), d AS (INSERT INTO transaction (from_client_id, to_client_id, amount) SELECT NULL, id, balance FROM c WHERE balance > 0) SELECT id, balance FROM c`
+	sqlLockClients  = `SELECT id, balance FROM client WHERE id IN ($1, $2) ORDER BY id FOR UPDATE`
+	sqlTransfer     = `WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id`
+	sqlBalance      = `SELECT balance FROM client WHERE id = $1`
+)
+
+// bank serves transfers between clients on PostgreSQL.
+type bank struct {
+	pool    *pgxpool.Pool // nil when DATABASE_URL is unset
+	timeout time.Duration // bound on a request's database work
+}
+
+func (b bank) register(mux *http.ServeMux) {
+	mux.Handle("POST /client/new/{balance}", b.needsDB(b.createClient))
+	mux.Handle("POST /transaction", b.needsDB(b.transfer))
+	mux.Handle("GET /client/{id}/balance", b.needsDB(b.balance))
+}
+
+func (b bank) needsDB(h apiHandler) http.Handler {
+	if b.pool == nil {
+		return apiHandler(func(http.ResponseWriter, *http.Request) error { return errNotConfigured })
+	}
+	return h
+}
+
+// clientBody is the answer of /client/new/{balance}.
+type clientBody struct {
+	ID      int64 `json:"id"`
+	Balance int64 `json:"balance"`
+}
+
+// balanceBody is the answer of /client/{id}/balance.
+type balanceBody struct {
+	Balance int64 `json:"balance"`
+}
+
+// transferBody is the answer of /transaction.
+type transferBody struct {
+	ID           int64 `json:"id"`
+	FromClientID int64 `json:"from_client_id"`
+	ToClientID   int64 `json:"to_client_id"`
+	Amount       int64 `json:"amount"`
+}
+
+var (
+	errClientNotFound    = notFound("client not found")
+	errInsufficientFunds = &apiError{http.StatusConflict, "insufficient funds"}
+)
+
+func (b bank) createClient(w http.ResponseWriter, r *http.Request) error {
+	balance, err := pathInt(r, "balance", 0, maxAmount)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), b.timeout)
+	defer cancel()
+	var c clientBody
+	if err := b.pool.QueryRow(ctx, sqlCreateClient, balance).Scan(&c.ID, &c.Balance); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (b bank) balance(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathInt(r, "id", 1, maxID)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), b.timeout)
+	defer cancel()
+	var body balanceBody
+	err = b.pool.QueryRow(ctx, sqlBalance, id).Scan(&body.Balance)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errClientNotFound
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+func (b bank) transfer(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	var t transferBody
+	if t.FromClientID, err = obj.int("from_client_id", 1, maxID); err != nil {
+		return err
+	}
+	if t.ToClientID, err = obj.int("to_client_id", 1, maxID); err != nil {
+		return err
+	}
+	if t.Amount, err = obj.int("amount", 1, maxAmount); err != nil {
+		return err
+	}
+	if t.FromClientID == t.ToClientID {
+		return badRequest("from_client_id and to_client_id must differ")
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), b.timeout)
+	defer cancel()
+	if t.ID, err = b.move(ctx, t.FromClientID, t.ToClientID, t.Amount); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+// move runs one transfer as one READ COMMITTED transaction and returns the
+// ledger id. lock_clients locks both rows in ascending id order, the same
+// order for every transfer, so concurrent transfers never deadlock; the
+// checks then see committed, locked balances.
+func (b bank) move(ctx context.Context, from, to, amount int64) (int64, error) {
+	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return 0, err
+	}
+	// After Commit this is a no-op; on every other path it ends the
+	// transaction (or pgx closes the connection if it cannot).
+	defer func() { _ = tx.Rollback(ctx) }()
+
+	rows, err := tx.Query(ctx, sqlLockClients, from, to)
+	if err != nil {
+		return 0, err
+	}
+	found, payerBalance := 0, int64(0)
+	for rows.Next() {
+		var id, balance int64
+		if err := rows.Scan(&id, &balance); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		found++
+		if id == from {
+			payerBalance = balance
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if found < 2 {
+		return 0, errClientNotFound
+	}
+	if payerBalance < amount {
+		return 0, errInsufficientFunds
+	}
+	var id int64
+	if err := tx.QueryRow(ctx, sqlTransfer, amount, from, amount, to, from, to, amount).Scan(&id); err != nil {
+		return 0, err
+	}
+	return id, tx.Commit(ctx)
+}

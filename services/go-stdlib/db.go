@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// connectTimeout bounds opening one database connection, so a database
+// that is down costs a request at most this much before its 503.
+const connectTimeout = time.Second
+
+// openPostgres creates the PostgreSQL pool for rawURL (nil when unset). It
+// does not connect: the pool opens connections on demand and keeps them,
+// so the service starts, and recovers, whether or not the database is up.
+func openPostgres(rawURL string, poolSize int) (*pgxpool.Pool, error) {
+	if rawURL == "" {
+		return nil, nil
+	}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w (want postgres://user:password@host:port/dbname?sslmode=disable)", err)
+	}
+	cfg.MaxConns = int32(poolSize)
+	cfg.ConnConfig.ConnectTimeout = connectTimeout
+	// The default statement cache mode prepares each statement once per
+	// connection, then runs it with one round trip: keep it.
+	return pgxpool.NewWithConfig(context.Background(), cfg)
+}
+
+// openMySQL creates the MariaDB/MySQL pool for rawURL (nil when unset),
+// without connecting.
+func openMySQL(rawURL string, poolSize int, opTimeout time.Duration) (*sql.DB, error) {
+	if rawURL == "" {
+		return nil, nil
+	}
+	cfg, err := mysqlConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("MYSQL_URL: %w (want mysql://user:password@host:port/dbname)", err)
+	}
+	cfg.Timeout = connectTimeout
+	// Backstops for a database that stops answering on an open connection;
+	// the request's context deadline normally ends the wait first.
+	cfg.ReadTimeout = opTimeout + 2*time.Second
+	cfg.WriteTimeout = opTimeout + 2*time.Second
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("MYSQL_URL: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize) // keep every connection once opened
+	db.SetConnMaxLifetime(time.Hour)
+	return db, nil
+}
+
+// mysqlConfig turns mysql://user:password@host:port/dbname into the
+// driver's configuration (its DSN format is not a URL).
+func mysqlConfig(rawURL string) (*mysql.Config, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
+		return nil, fmt.Errorf("scheme %q is not mysql", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, errors.New("no host")
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	if u.Port() == "" {
+		cfg.Addr = net.JoinHostPort(u.Hostname(), "3306")
+	}
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	return cfg, nil
+}
+
+// preparedStmt is a MySQL statement prepared on first use. database/sql
+// then prepares it on each pool connection as needed and runs it with one
+// round trip; an unprepared query with arguments would cost three
+// (prepare, execute, close). Preparing lazily lets the service start while
+// the database is down.
+type preparedStmt struct {
+	db    *sql.DB
+	query string
+	mu    sync.Mutex
+	stmt  atomic.Pointer[sql.Stmt]
+}
+
+func (p *preparedStmt) get(ctx context.Context) (*sql.Stmt, error) {
+	if s := p.stmt.Load(); s != nil {
+		return s, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.stmt.Load(); s != nil {
+		return s, nil
+	}
+	s, err := p.db.PrepareContext(ctx, p.query)
+	if err != nil {
+		return nil, err
+	}
+	p.stmt.Store(s)
+	return s, nil
+}
+
+// dbUnavailable reports whether err means the database is down, unreachable,
+// refusing connections or too slow (503), rather than a bug (500).
+func dbUnavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"): // connection exception
+		case strings.HasPrefix(pgErr.Code, "53"): // insufficient resources: too many connections
+		case strings.HasPrefix(pgErr.Code, "57P"): // admin/crash shutdown, cannot connect now
+		case pgErr.Code == "28P01" || pgErr.Code == "28000": // refused credentials
+		default:
+			return false
+		}
+		return true
+	}
+	var myErr *mysql.MySQLError
+	if errors.As(err, &myErr) {
+		switch myErr.Number {
+		case 1040, // too many connections
+			1045,                   // access denied
+			1053,                   // server shutdown in progress
+			1077,                   // normal shutdown
+			1152, 1153, 1158, 1159, // aborted connection, network read/write errors
+			1160, 1161, 1927, // network errors, connection killed
+			1205: // lock wait timeout
+			return true
+		}
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) ||
+		errors.As(err, &netErr) ||
+		pgconn.Timeout(err) ||
+		errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, context.Canceled) ||
+		errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, sql.ErrConnDone) ||
+		strings.Contains(err.Error(), "closed pool") // pgxpool after Close
+}

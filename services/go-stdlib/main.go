@@ -1,0 +1,192 @@
+// Command server is the Go reference implementation of the showdown
+// contract (workloads/README.md): the string, bank, users and sku
+// workloads in one process, on net/http with Go 1.22 pattern routing,
+// pgx/v5 for PostgreSQL, go-sql-driver/mysql for MariaDB and client_golang
+// for metrics.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// shutdownGrace is how long in-flight requests get after SIGTERM; the
+// contract allows 10 s in all, pools included.
+const shutdownGrace = 8 * time.Second
+
+// errorLog reports what is not a request log: start, stop and bugs. It
+// writes to stderr so stdout holds request logs only.
+var errorLog = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+
+func main() {
+	if err := run(os.Getenv); err != nil {
+		errorLog.Error("go-stdlib: " + err.Error())
+		os.Exit(1)
+	}
+}
+
+// config is the environment the service reads (workloads/README.md plus
+// the knobs in showdown.yaml).
+type config struct {
+	host, port  string
+	databaseURL string
+	mysqlURL    string
+	poolSize    int
+	logRequests bool
+	dbTimeout   time.Duration
+}
+
+// loadConfig reads and checks the environment, reporting every mistake at once.
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		host:        orDefault(getenv("HOST"), "127.0.0.1"),
+		port:        orDefault(getenv("PORT"), "8080"),
+		databaseURL: getenv("DATABASE_URL"),
+		mysqlURL:    getenv("MYSQL_URL"),
+	}
+	var errs []error
+	if p, err := strconv.Atoi(c.port); err != nil || p < 0 || p > 65535 {
+		errs = append(errs, fmt.Errorf("PORT=%q: want a TCP port, 0 .. 65535", c.port))
+	}
+	pool := orDefault(getenv("DB_POOL_SIZE"), "20")
+	if n, err := strconv.Atoi(pool); err != nil || n < 1 || n > 10000 {
+		errs = append(errs, fmt.Errorf("DB_POOL_SIZE=%q: want a number of connections, 1 .. 10000", pool))
+	} else {
+		c.poolSize = n
+	}
+	logs := orDefault(getenv("LOG_REQUESTS"), "false")
+	if b, err := strconv.ParseBool(logs); err != nil {
+		errs = append(errs, fmt.Errorf("LOG_REQUESTS=%q: want true or false", logs))
+	} else {
+		c.logRequests = b
+	}
+	timeout := orDefault(getenv("DB_TIMEOUT"), "2s")
+	if d, err := time.ParseDuration(timeout); err != nil || d <= 0 {
+		errs = append(errs, fmt.Errorf("DB_TIMEOUT=%q: want a positive duration such as 2s", timeout))
+	} else {
+		c.dbTimeout = d
+	}
+	return c, errors.Join(errs...)
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// run serves until SIGTERM or SIGINT, then drains and returns nil.
+func run(getenv func(string) string) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+
+	pg, err := openPostgres(cfg.databaseURL, cfg.poolSize)
+	if err != nil {
+		return err
+	}
+	if pg != nil {
+		defer pg.Close()
+	}
+	my, err := openMySQL(cfg.mysqlURL, cfg.poolSize, cfg.dbTimeout)
+	if err != nil {
+		return err
+	}
+	if my != nil {
+		defer my.Close()
+	}
+
+	var requestLog *slog.Logger
+	if cfg.logRequests {
+		requestLog = slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	}
+	mux := http.NewServeMux()
+	registerString(mux)
+	bank{pg, cfg.dbTimeout}.register(mux)
+	users{pg, cfg.dbTimeout}.register(mux)
+	newSKU(my, cfg.dbTimeout).register(mux)
+	mux.Handle("GET /health", health(pg, my))
+	mux.Handle("GET /metrics", promhttp.Handler())
+	handler := observe(mux, newMetrics(prometheus.DefaultRegisterer), requestLog)
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, cfg.port))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(errorLog.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	errorLog.Info("listening", "addr", ln.Addr().String(),
+		"postgres", pg != nil, "mysql", my != nil, "pool_size", cfg.poolSize)
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	// Stop accepting, let the requests in flight finish, then the deferred
+	// Close calls close the pools.
+	stop()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		errorLog.Warn("shutdown: requests still running after the grace period", "error", err.Error())
+		_ = srv.Close()
+	}
+	errorLog.Info("stopped")
+	return nil
+}
+
+// healthBody is the answer of a healthy /health.
+type healthBody struct {
+	Status string `json:"status"`
+}
+
+// health answers 200 when every configured database answers a ping within
+// a second; an unset database is not checked.
+func health(pg *pgxpool.Pool, my *sql.DB) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if pg != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+			err := pg.Ping(ctx)
+			cancel()
+			if err != nil {
+				return &apiError{http.StatusServiceUnavailable, "postgres: " + err.Error()}
+			}
+		}
+		if my != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+			err := my.PingContext(ctx)
+			cancel()
+			if err != nil {
+				return &apiError{http.StatusServiceUnavailable, "mysql: " + err.Error()}
+			}
+		}
+		writeJSON(w, http.StatusOK, healthBody{"ok"})
+		return nil
+	}
+}

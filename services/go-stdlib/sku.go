@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// sqlGetSKU is the sku statement, verbatim from workloads/sku/queries.sql.
+const sqlGetSKU = `SELECT id, mem_id, mem_code, sku_id, sku_code, item, sku_name, sku_abbr FROM purch_sku_master WHERE sku_id = ?`
+
+// sku serves the read-heavy lookup on MariaDB/MySQL.
+type sku struct {
+	stmt    *preparedStmt // nil when MYSQL_URL is unset
+	timeout time.Duration // bound on a request's database work
+}
+
+func newSKU(db *sql.DB, timeout time.Duration) sku {
+	s := sku{timeout: timeout}
+	if db != nil {
+		s.stmt = &preparedStmt{db: db, query: sqlGetSKU}
+	}
+	return s
+}
+
+func (s sku) register(mux *http.ServeMux) {
+	if s.stmt == nil {
+		mux.Handle("GET /sku/{sku_id}", apiHandler(func(http.ResponseWriter, *http.Request) error { return errNotConfigured }))
+		return
+	}
+	mux.Handle("GET /sku/{sku_id}", apiHandler(s.get))
+}
+
+// skuBody is one purch_sku_master row.
+type skuBody struct {
+	ID      int64  `json:"id"`
+	MemID   int64  `json:"mem_id"`
+	MemCode string `json:"mem_code"`
+	SKUID   int64  `json:"sku_id"`
+	SKUCode string `json:"sku_code"`
+	Item    string `json:"item"`
+	SKUName string `json:"sku_name"`
+	SKUAbbr string `json:"sku_abbr"`
+}
+
+func (s sku) get(w http.ResponseWriter, r *http.Request) error {
+	skuID, err := pathInt(r, "sku_id", 1, maxID)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	defer cancel()
+	stmt, err := s.stmt.get(ctx)
+	if err != nil {
+		return err
+	}
+	var b skuBody
+	err = stmt.QueryRowContext(ctx, skuID).Scan(&b.ID, &b.MemID, &b.MemCode, &b.SKUID, &b.SKUCode, &b.Item, &b.SKUName, &b.SKUAbbr)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound("sku not found")
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}

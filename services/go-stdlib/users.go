@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The users statements, verbatim from workloads/users/queries.sql.
+const (
+	sqlCreateUser = `INSERT INTO users (email, password) VALUES ($1, $2) RETURNING id`
+	sqlGetUser    = `SELECT id, email FROM users WHERE id = $1`
+)
+
+// users serves sign-ups on PostgreSQL.
+type users struct {
+	pool    *pgxpool.Pool // nil when DATABASE_URL is unset
+	timeout time.Duration // bound on a request's database work
+}
+
+func (u users) register(mux *http.ServeMux) {
+	mux.Handle("POST /user", u.needsDB(u.create))
+	mux.Handle("GET /user/{id}", u.needsDB(u.get))
+}
+
+func (u users) needsDB(h apiHandler) http.Handler {
+	if u.pool == nil {
+		return apiHandler(func(http.ResponseWriter, *http.Request) error { return errNotConfigured })
+	}
+	return h
+}
+
+// createdBody is the answer of POST /user.
+type createdBody struct {
+	ID      int64  `json:"id"`
+	Message string `json:"message"`
+}
+
+// userBody is the answer of GET /user/{id}: never the password.
+type userBody struct {
+	ID    int64  `json:"id"`
+	Email string `json:"email"`
+}
+
+func (u users) create(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	email, err := boundedString(obj, "email")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(email, "@") {
+		return badRequest(`field "email" must contain "@"`)
+	}
+	password, err := boundedString(obj, "password")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), u.timeout)
+	defer cancel()
+	var id int64
+	if err := u.pool.QueryRow(ctx, sqlCreateUser, email, password).Scan(&id); err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/user/"+strconv.FormatInt(id, 10))
+	writeJSON(w, http.StatusCreated, createdBody{id, "User created"})
+	return nil
+}
+
+// boundedString reads a users string field: non-empty, free of U+0000 and
+// at most 255 code points (the varchar(255) columns).
+func boundedString(obj object, name string) (string, error) {
+	s, err := obj.string(name)
+	if err != nil {
+		return "", err
+	}
+	if n := utf8.RuneCountInString(s); n > maxStringRunes {
+		return "", badRequest("field %q is %d code points long, over %d", name, n, maxStringRunes)
+	}
+	return s, nil
+}
+
+func (u users) get(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathInt(r, "id", 1, maxID)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), u.timeout)
+	defer cancel()
+	var body userBody
+	err = u.pool.QueryRow(ctx, sqlGetUser, id).Scan(&body.ID, &body.Email)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound("user not found")
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
