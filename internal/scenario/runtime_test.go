@@ -53,6 +53,8 @@ func TestTemplates(t *testing.T) {
 		// the value's JSON form, mixed text is a JSON string; Content-Type is added.
 		{"json body", "vars:\n  n: 5\n  s: a\"b\nsteps:\n  - method: post\n    url: /x\n    body: {n: \"{{n}}\", s: \"{{s}}\", both: \"{{s}}-{{n}}\", lit: 10, f: 1.5, ok: true, no: null, list: [1, \"{{user}}\"], q: \"10\"}\n",
 			Options{}, 2, 0, `POST http://h/x [Content-Type: application/json] {"n":5,"s":"a\"b","both":"a\"b-5","lit":10,"f":1.5,"ok":true,"no":null,"list":[1,2],"q":"10"}`},
+		// A string body may hold JSON braces: only "{{" starts a template.
+		{"json string body", "steps:\n  - method: POST\n    url: /x\n    body: '{\"a\":{\"b\":{{user}}}}'\n", Options{}, 5, 0, `POST http://h/x {"a":{"b":5}}`},
 		// A string body is a text template; headers are templates too, and
 		// an explicit Content-Type is kept.
 		{"string body and headers", "steps:\n  - method: PUT\n    url: /x\n    headers: {Content-Type: text/plain, X-User: \"u{{user}}\"}\n    body: \"hello {{user}}\"\n",

@@ -117,9 +117,6 @@ func compileTemplate(s string, m mode, resolve resolver) (tmpl, []error) {
 	for {
 		open := strings.Index(s, "{{")
 		if open < 0 {
-			if strings.Contains(s, "}}") {
-				errs = append(errs, errors.New("'}}' without a matching '{{'"))
-			}
 			lit(s)
 			break
 		}
