@@ -20,8 +20,9 @@ type row struct {
 	protocol bool
 	allow    string                // for a 405: the method the Allow header must list
 	body     func(*response) error // further checks of a 2xx body (JSON shape, values)
+	errBody  func(*response) error // further checks of a 4xx body
 	needs    func() error          // if it returns an error, the row is skipped with it
-	after    func(*response)       // called with the response when the row passed
+	after    func(*response)       // called with every response before it is judged, to track state
 	metrics  bool                  // the response is /metrics text, not JSON
 }
 
@@ -38,13 +39,10 @@ func checkOf(w string, r row) check {
 			}
 		}
 		resp := s.do(ctx, r.req)
-		if err := r.expect(resp); err != nil {
-			return err
-		}
-		if r.after != nil {
+		if r.after != nil && !resp.none {
 			r.after(resp)
 		}
-		return nil
+		return r.expect(resp)
 	}}
 }
 
@@ -92,6 +90,9 @@ func (r row) expect(resp *response) error {
 func (r row) checkBody(resp *response) error {
 	if r.body != nil && resp.status/100 == 2 {
 		return r.body(resp)
+	}
+	if r.errBody != nil && resp.status/100 == 4 {
+		return r.errBody(resp)
 	}
 	return nil
 }

@@ -98,9 +98,9 @@ func stringRows() []row {
 		// Routing.
 		{name: "GET /uppercase -> 405", req: get("/uppercase"), status: []int{405}, allow: "POST"},
 		{name: "PUT /count -> 405", req: request{method: "PUT", path: "/count", body: []byte(`{"s":"a"}`)}, status: []int{405}, allow: "POST"},
-		{name: "/uppercase/ -> 404", req: post("/uppercase/", `{"s":"a"}`), status: []int{404}},
-		{name: "/UPPERCASE -> 404", req: post("/UPPERCASE", `{"s":"a"}`), status: []int{404}},
-		{name: "/count/../uppercase -> 404", req: post("/count/../uppercase", `{"s":"a"}`), status: []int{404}},
+		{name: "POST /uppercase/ -> 404", req: post("/uppercase/", `{"s":"a"}`), status: []int{404}},
+		{name: "POST /UPPERCASE -> 404", req: post("/UPPERCASE", `{"s":"a"}`), status: []int{404}},
+		{name: "POST /count/../uppercase -> 404", req: post("/count/../uppercase", `{"s":"a"}`), status: []int{404}},
 	}
 }
 

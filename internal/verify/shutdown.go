@@ -1,0 +1,401 @@
+package verify
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bounds of the graceful shutdown check.
+const (
+	shutLoopers   = 16                     // connections sending requests back to back
+	shutSlow      = 4                      // requests whose body is still arriving at the signal
+	shutWarmup    = 500 * time.Millisecond // load before the signal
+	shutSlowGap   = 300 * time.Millisecond // between a slow request's halves and the signal
+	shutAfter     = 5 * time.Second        // how long load continues after the signal, at most
+	shutExitLimit = 10 * time.Second       // the contract: exit within 10 s of SIGTERM
+	shutExitWait  = 20 * time.Second       // how long we wait for the exit at all
+	// shutRace is how close to the signal a request may have been written
+	// and still be closed unread: the keep-alive race of HTTP/1.1, where
+	// the server closes a connection it saw as idle while our request was
+	// on its way. Earlier requests were surely read: they must complete.
+	shutRace = 100 * time.Millisecond
+)
+
+// shutdownLoad is what the shutdown check sends: loop requests back to
+// back, slow requests whose body arrives in two halves around the signal.
+type shutdownLoad struct {
+	loop request
+	slow *request // nil: the workloads have no POST to hold open
+}
+
+// pickLoad chooses requests that need no state, or creates the state they need.
+func pickLoad(ctx context.Context, s *session) (shutdownLoad, error) {
+	has := func(w string) bool { return slices.Contains(s.t.Workloads, w) }
+	switch {
+	case has("string"):
+		r := post("/uppercase", `{"s":"`+strings.Repeat("graceful shutdown ", 2000)+`"}`)
+		return shutdownLoad{loop: r, slow: &r}, nil
+	case has("bank"):
+		a, err := s.newClient(ctx, 1000000000000)
+		if err != nil {
+			return shutdownLoad{}, fmt.Errorf("creating a client: %v", err)
+		}
+		b, err := s.newClient(ctx, 0)
+		if err != nil {
+			return shutdownLoad{}, fmt.Errorf("creating a client: %v", err)
+		}
+		slow := post("/transaction", fmt.Sprintf(`{"from_client_id":%d,"to_client_id":%d,"amount":1}`, a, b))
+		return shutdownLoad{loop: get(fmt.Sprintf("/client/%d/balance", a)), slow: &slow}, nil
+	case has("users"):
+		id, err := s.createUser(ctx, `{"email":"shutdown@example.com","password":"p"}`)
+		if err != nil {
+			return shutdownLoad{}, fmt.Errorf("creating a user: %v", err)
+		}
+		slow := post("/user", `{"email":"shutdown-slow@example.com","password":"p"}`)
+		return shutdownLoad{loop: get(fmt.Sprintf("/user/%d", id)), slow: &slow}, nil
+	case has("sku") && len(s.t.KnownSKUs) > 0:
+		return shutdownLoad{loop: get(fmt.Sprintf("/sku/%d", s.t.KnownSKUs[0]))}, nil
+	}
+	return shutdownLoad{loop: get("/health")}, nil
+}
+
+// shutdownStages sends SIGTERM under load and checks that no request in
+// flight is lost and that the process exits 0 in time. It runs last: it
+// leaves the service stopped.
+func shutdownStages(t Target) []stage {
+	names := []string{
+		"shutdown/requests in flight at SIGTERM complete",
+		"shutdown/exits 0 within 10 s of SIGTERM",
+		"shutdown/port closed after exit",
+	}
+	if t.Terminate == nil || t.Exited == nil {
+		return []stage{fixed(check{name: "shutdown/graceful shutdown under load", run: func(context.Context, *session) error {
+			return skipError("needs the Terminate and Exited hooks")
+		}})}
+	}
+	var (
+		signalled time.Time
+		sigErr    error
+		exited    bool
+	)
+	load := check{name: names[0], run: func(ctx context.Context, s *session) error {
+		l, err := pickLoad(ctx, s)
+		if err != nil {
+			sigErr = err
+			return err
+		}
+		var rep shutdownReport
+		signalled, sigErr = rep.run(ctx, s, l, t.Terminate)
+		if sigErr != nil {
+			return sigErr
+		}
+		err = rep.verdict()
+		var se *shutdownError
+		if errors.As(err, &se) {
+			s.last = se.ex
+		}
+		return err
+	}}
+	exit := check{name: names[1], run: func(ctx context.Context, s *session) error {
+		if sigErr != nil {
+			return skipf("no SIGTERM was sent: %v", sigErr)
+		}
+		ctx, cancel := context.WithTimeout(ctx, shutExitWait)
+		defer cancel()
+		code, err := t.Exited(ctx)
+		took := time.Since(signalled)
+		if err != nil {
+			return fmt.Errorf("waiting for the exit: %v (%v after SIGTERM)", err, took.Round(time.Millisecond))
+		}
+		exited = true
+		if code != 0 {
+			return fmt.Errorf("exit code %d, want 0", code)
+		}
+		if took > shutExitLimit {
+			return fmt.Errorf("exited %v after SIGTERM, want within 10 s", took.Round(time.Millisecond))
+		}
+		return nil
+	}}
+	closed := check{name: names[2], run: func(ctx context.Context, s *session) error {
+		if !exited {
+			return skipError("the process did not exit")
+		}
+		c, err := net.DialTimeout("tcp", s.addr, 2*time.Second)
+		if err == nil {
+			c.Close()
+			return fmt.Errorf("%s still accepts connections after the service exited (another process on the port?)", s.addr)
+		}
+		return nil
+	}}
+	return []stage{fixed(load, exit, closed)}
+}
+
+// outcome is how one request of the shutdown check ended.
+type outcome struct {
+	started, wrote time.Time // before its first byte, after its last
+	reused         bool      // sent on a connection that served a request before
+	status         int       // 0: no complete response
+	got            int       // response bytes read
+	err            error
+	ex             exchange
+	slow           bool
+}
+
+// shutdownReport collects every outcome of the shutdown check.
+type shutdownReport struct {
+	mu       sync.Mutex
+	signal   time.Time
+	outcomes []outcome
+	refused  int // dials refused after the signal: the listener was closed
+}
+
+func (r *shutdownReport) add(o outcome) {
+	r.mu.Lock()
+	r.outcomes = append(r.outcomes, o)
+	r.mu.Unlock()
+}
+
+// run sends the load, signals, and waits for every request to end.
+func (r *shutdownReport) run(ctx context.Context, s *session, l shutdownLoad, terminate func() error) (time.Time, error) {
+	stop := make(chan struct{}) // closed when the loop workers must stop
+	var wg sync.WaitGroup
+	for range shutLoopers {
+		wg.Go(func() { r.looper(ctx, s, l.loop, stop) })
+	}
+	slowStart := make(chan struct{})
+	slowRest := make(chan struct{})
+	if l.slow != nil {
+		for range shutSlow {
+			wg.Go(func() { r.slowRequest(ctx, s, *l.slow, slowStart, slowRest) })
+		}
+	}
+	time.Sleep(shutWarmup - shutSlowGap)
+	close(slowStart)
+	time.Sleep(shutSlowGap)
+	r.mu.Lock()
+	r.signal = time.Now()
+	r.mu.Unlock()
+	if err := terminate(); err != nil {
+		close(slowRest)
+		close(stop)
+		wg.Wait()
+		return time.Time{}, fmt.Errorf("the Terminate hook failed: %v", err)
+	}
+	signalled := time.Now()
+	time.Sleep(shutSlowGap)
+	close(slowRest)
+	timer := time.AfterFunc(shutAfter, func() { close(stop) })
+	wg.Wait()
+	timer.Stop()
+	return signalled, nil
+}
+
+// looper sends requests back to back on one kept-alive connection,
+// reconnecting when the server closes it, until a dial is refused or stop.
+func (r *shutdownReport) looper(ctx context.Context, s *session, req request, stop <-chan struct{}) {
+	wire := keepAlive(req.bytes(s.addr))
+	for n := 0; n < 100000; n++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		conn, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", s.addr)
+		if err != nil {
+			if refused(err) && r.afterSignal(time.Now()) {
+				r.mu.Lock()
+				r.refused++
+				r.mu.Unlock()
+				return
+			}
+			r.add(outcome{started: time.Now(), err: fmt.Errorf("dial: %w", err), ex: exchange{request: dump(wire)}})
+			return
+		}
+		br := bufio.NewReader(conn)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				conn.Close()
+				return
+			default:
+			}
+			o := roundTrip(conn, br, req.method, wire)
+			o.reused = i > 0
+			r.add(o)
+			if o.status == 0 || o.err != nil {
+				break
+			}
+		}
+		conn.Close()
+	}
+}
+
+// slowRequest sends headers and half the body at start, the rest at rest.
+func (r *shutdownReport) slowRequest(ctx context.Context, s *session, req request, start, rest <-chan struct{}) {
+	req.header = append(req.header, [2]string{"X-Verify", "slow"})
+	wire := req.bytes(s.addr)
+	cut := len(wire) - len(req.body)/2
+	<-start
+	o := outcome{slow: true, started: time.Now(), ex: exchange{request: dump(wire)}}
+	conn, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		o.err = fmt.Errorf("dial: %w", err)
+		r.add(o)
+		return
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(shutAfter + shutExitWait))
+	if _, err := conn.Write(wire[:cut]); err != nil {
+		o.err = fmt.Errorf("writing the first half: %w", err)
+		r.add(o)
+		return
+	}
+	<-rest
+	if _, err := conn.Write(wire[cut:]); err != nil {
+		o.err = fmt.Errorf("writing the second half after SIGTERM: %w", err)
+		r.add(o)
+		return
+	}
+	o.wrote = time.Now()
+	resp := readOne(bufio.NewReader(conn), req.method)
+	o.status, o.got, o.err, o.ex.response = resp.status, resp.got, resp.err, resp.text
+	r.add(o)
+}
+
+// roundTrip writes one request and reads its whole response.
+func roundTrip(conn net.Conn, br *bufio.Reader, method string, wire []byte) outcome {
+	o := outcome{started: time.Now(), ex: exchange{request: dump(wire)}}
+	conn.SetDeadline(time.Now().Add(requestTimeout))
+	if _, err := conn.Write(wire); err != nil {
+		o.err = fmt.Errorf("write: %w", err)
+		return o
+	}
+	o.wrote = time.Now()
+	resp := readOne(br, method)
+	o.status, o.got, o.err, o.ex.response = resp.status, resp.got, resp.err, resp.text
+	return o
+}
+
+type readResult struct {
+	status int // 0 unless the response was read completely
+	got    int // bytes of the response seen
+	err    error
+	text   string
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+func readOne(br *bufio.Reader, method string) readResult {
+	// Peek first, so "closed before any byte" is told from "cut short".
+	if _, err := br.Peek(1); err != nil {
+		return readResult{err: fmt.Errorf("connection closed before any response byte: %w", err), text: "(no response)"}
+	}
+	hr, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		return readResult{got: 1, err: fmt.Errorf("response cut short: %w", err), text: "(a partial response)"}
+	}
+	cr := &countingReader{r: hr.Body}
+	body, err := io.ReadAll(cr)
+	hr.Body.Close()
+	text := (&response{status: hr.StatusCode, header: hr.Header, body: body}).dump()
+	if err != nil {
+		return readResult{got: 1 + cr.n, err: fmt.Errorf("response body cut short after %d bytes: %w", cr.n, err), text: text}
+	}
+	return readResult{status: hr.StatusCode, got: 1 + cr.n, text: text}
+}
+
+// keepAlive drops the Connection: close our requests carry by default.
+func keepAlive(wire []byte) []byte {
+	return []byte(strings.Replace(string(wire), "Connection: close\r\n", "", 1))
+}
+
+func (r *shutdownReport) afterSignal(t time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.signal.IsZero() && t.After(r.signal)
+}
+
+// verdict judges the outcomes: every request the server surely had (sent
+// before the signal, early enough not to race a keep-alive close, or a
+// slow one whose headers it had) got a complete 2xx; no request anywhere
+// got anything but a 2xx; and no response was cut short.
+func (r *shutdownReport) verdict() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var before, after, raced, slowOK int
+	var problems []string
+	var firstBad *outcome
+	bad := func(o outcome, why string) {
+		problems = append(problems, why)
+		if firstBad == nil {
+			firstBad = &o
+		}
+	}
+	for _, o := range r.outcomes {
+		pre := o.started.Before(r.signal)
+		switch {
+		case o.status >= 200 && o.status < 300:
+			if o.slow {
+				slowOK++
+			} else if pre {
+				before++
+			} else {
+				after++
+			}
+		case o.status != 0:
+			bad(o, fmt.Sprintf("a request answered %d during shutdown, want 2xx", o.status))
+		case o.got > 0:
+			bad(o, "a response cut short by the shutdown: "+o.err.Error())
+		case o.slow:
+			bad(o, "a request in flight at SIGTERM (headers sent 300 ms before it) got no response: "+o.err.Error())
+		case sentBy(o).Before(r.signal.Add(-shutRace)):
+			bad(o, fmt.Sprintf("a request sent %v before SIGTERM got no response: %v", r.signal.Sub(sentBy(o)).Round(time.Millisecond), o.err))
+		default:
+			raced++ // closed unread around or after the signal: not in flight
+		}
+	}
+	counts := fmt.Sprintf("%d requests answered 2xx before SIGTERM, %d after, %d slow ones in flight at it; %d closed unread at the signal (keep-alive race), %d dials refused after it", before, after, slowOK, raced, r.refused)
+	if firstBad != nil {
+		return &shutdownError{summary: fmt.Sprintf("%d problem(s), first: %s (%s)", len(problems), problems[0], counts), ex: firstBad.ex}
+	}
+	if before == 0 {
+		return errors.New("no request completed before SIGTERM: the load never ran (" + counts + ")")
+	}
+	return nil
+}
+
+// sentBy is when a request was surely on the wire: after its last byte
+// was written or, if the write failed, when it started.
+func sentBy(o outcome) time.Time {
+	if o.wrote.IsZero() {
+		return o.started
+	}
+	return o.wrote
+}
+
+// shutdownError carries the exchange of the first lost request.
+type shutdownError struct {
+	summary string
+	ex      exchange
+}
+
+func (e *shutdownError) Error() string { return e.summary }
