@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/showdownlab/showdown/internal/service"
+)
+
+func init() {
+	register(&command{
+		name:    "services",
+		summary: "list the implementations under services/ and check their manifests",
+		run:     runServices,
+	})
+}
+
+func runServices(st *state, args []string) error {
+	fs := newFlagSet(st, "services", "[-knobs]")
+	knobs := fs.Bool("knobs", false, "also list each service's knobs with their defaults and help")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0)), hint: "showdown services [-knobs]"}
+	}
+	start := st.getenv("SHOWDOWN_ROOT")
+	if start == "" {
+		var err error
+		if start, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	root, err := service.FindRoot(start)
+	if err != nil {
+		return err
+	}
+	ms, derr := service.Discover(root)
+	tw := tabwriter.NewWriter(st.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tLANGUAGE\tWORKLOADS\tBUILD\tKNOBS")
+	for _, m := range ms {
+		build := "none"
+		if len(m.BuildSteps) > 0 {
+			build = "not built"
+			if m.Cached() {
+				build = "cached"
+			}
+		}
+		kn := strings.Join(m.KnobNames(), ",")
+		if kn == "" {
+			kn = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, strings.Join(m.Workloads, ","), build, kn)
+	}
+	tw.Flush()
+	if *knobs {
+		for _, m := range ms {
+			if len(m.Knobs) == 0 {
+				continue
+			}
+			fmt.Fprintf(st.stdout, "\n%s knobs:\n", m.Name)
+			for _, k := range m.KnobNames() {
+				kn := m.Knobs[k]
+				def := kn.Default
+				if def == "" {
+					def = "(unset)"
+				}
+				fmt.Fprintf(st.stdout, "  %s=%s\n      %s\n", k, def, kn.Help)
+			}
+		}
+	}
+	if derr != nil {
+		fmt.Fprintln(st.stderr, derr)
+		var h interface{ Hint() string }
+		if errors.As(derr, &h) {
+			fmt.Fprintf(st.stderr, "hint: %s\n", h.Hint())
+		}
+		return exitError{code: exitFailure, err: errors.New("some manifests are invalid")}
+	}
+	if len(ms) == 0 {
+		return fmt.Errorf("no manifest under %s/services/*/%s", root, service.ManifestFile)
+	}
+	return nil
+}

@@ -1,0 +1,426 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/verify"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// defaultVerifySKURows is the sku table's size under verify: enough for the
+// checks, small enough to load in a second.
+const defaultVerifySKURows = 20_000
+
+func init() {
+	register(&command{
+		name:    "verify",
+		summary: "check that a service honours the contract (builds, starts databases, runs the suite)",
+		run:     runVerify,
+	})
+}
+
+// verifyDatabases starts the databases verify needs and returns them with
+// a function that stops them. Tests replace it to share one PostgreSQL and
+// one MariaDB across several runs.
+var verifyDatabases = startVerifyDatabases
+
+func startVerifyDatabases(ctx context.Context, progress io.Writer, postgres, mariadb bool) (db.Servers, func(), error) {
+	var s db.Servers
+	stop := func() {
+		if s.Postgres != nil {
+			s.Postgres.Stop()
+		}
+		if s.MariaDB != nil {
+			s.MariaDB.Stop()
+		}
+	}
+	if postgres {
+		fmt.Fprintln(progress, "starting postgres")
+		p, err := db.StartPostgres(ctx)
+		if err != nil {
+			return s, stop, err
+		}
+		s.Postgres = p
+	}
+	if mariadb {
+		fmt.Fprintln(progress, "starting mariadb")
+		m, err := db.StartMariaDB(ctx)
+		if err != nil {
+			return s, stop, err
+		}
+		s.MariaDB = m
+	}
+	return s, stop, nil
+}
+
+// verifyOptions are verify's flags.
+type verifyOptions struct {
+	service       string
+	workloads     []string
+	url           string
+	skuRows       int
+	healthTimeout time.Duration
+	verbose       bool
+}
+
+func runVerify(st *state, args []string) error {
+	fs := newFlagSet(st, "verify", "--service NAME|all [--workload W,...] | --url URL --workload W,...")
+	var o verifyOptions
+	var wl stringList
+	fs.StringVar(&o.service, "service", "", "implementation to build, start and check (a folder of services/), or all")
+	fs.Var(&wl, "workload", "workloads to check, comma-separated or repeated (default: every workload the manifest lists)")
+	fs.StringVar(&o.url, "url", "", "check an already-running service at this base URL instead (needs --workload; outage and shutdown checks are skipped)")
+	fs.IntVar(&o.skuRows, "sku-rows", defaultVerifySKURows, "rows loaded into the sku table")
+	fs.DurationVar(&o.healthTimeout, "health-timeout", 2*time.Minute, "how long a service may take to answer GET /health with 200")
+	fs.BoolVar(&o.verbose, "v", false, "copy build and service output to stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0)), hint: "showdown verify --service go-stdlib"}
+	}
+	for _, v := range wl {
+		for _, w := range strings.Split(v, ",") {
+			if w = strings.TrimSpace(w); w == "" {
+				continue
+			}
+			if !slices.Contains(workloads.Names, w) {
+				return usageError{err: fmt.Errorf("unknown workload %q", w), hint: "workloads are " + strings.Join(workloads.Names, ", ")}
+			}
+			if !slices.Contains(o.workloads, w) {
+				o.workloads = append(o.workloads, w)
+			}
+		}
+	}
+	if o.skuRows < 100 {
+		return usageError{err: fmt.Errorf("--sku-rows %d is too small", o.skuRows), hint: "the sku checks need at least 100 rows; the default is 20000"}
+	}
+	switch {
+	case o.url != "" && o.service != "":
+		return usageError{err: errors.New("--url and --service exclude each other"), hint: "--service builds and starts a service; --url checks one already running"}
+	case o.url != "":
+		if len(o.workloads) == 0 {
+			return usageError{err: errors.New("--url needs --workload"), hint: "showdown verify --url http://127.0.0.1:8080 --workload string,bank"}
+		}
+		u, err := url.Parse(o.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageError{err: fmt.Errorf("--url %q is not an http:// base URL", o.url), hint: "e.g. --url http://127.0.0.1:8080"}
+		}
+		return verifyURL(st, o)
+	case o.service == "":
+		return usageError{err: errors.New("--service or --url is required"), hint: "showdown verify --service go-stdlib (run 'showdown services' for the list)"}
+	}
+	return verifyServices(st, o)
+}
+
+// tally counts results and prints them as they come.
+type tally struct {
+	w                     io.Writer
+	service               string // printed in each line when several services are checked
+	passed, failed, skipd int
+}
+
+func (t *tally) report(r verify.Result) {
+	switch r.Status {
+	case verify.Pass:
+		t.passed++
+	case verify.Fail:
+		t.failed++
+	default:
+		t.skipd++
+	}
+	// Check names usually carry their workload ("bank/..."); print it only
+	// when they do not.
+	name := r.Check
+	if r.Workload != "" && !strings.HasPrefix(name, r.Workload+"/") {
+		name = r.Workload + "/" + name
+	}
+	if t.service != "" {
+		name = t.service + ": " + name
+	}
+	line := fmt.Sprintf("%s %s (%s)", r.Status, name, roundElapsed(r.Elapsed))
+	if r.Status == verify.Skip && r.Detail != "" {
+		line += ": " + r.Detail
+	}
+	fmt.Fprintln(t.w, line)
+	if r.Status == verify.Fail {
+		if r.Detail != "" {
+			fmt.Fprintln(t.w, indentBlock(r.Detail, "    "))
+		}
+		if r.Request != "" {
+			fmt.Fprintln(t.w, "    request:")
+			fmt.Fprintln(t.w, indentBlock(r.Request, "      "))
+		}
+		if r.Response != "" {
+			fmt.Fprintln(t.w, "    response:")
+			fmt.Fprintln(t.w, indentBlock(r.Response, "      "))
+		}
+	}
+}
+
+func (t *tally) summary() string {
+	return fmt.Sprintf("%d passed, %d failed, %d skipped", t.passed, t.failed, t.skipd)
+}
+
+func roundElapsed(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+func indentBlock(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// verifyURL checks a service someone else started; hooks are absent, so
+// the outage and shutdown checks are skipped.
+func verifyURL(st *state, o verifyOptions) error {
+	t := &tally{w: st.stdout}
+	verify.Run(st.ctx, verify.Target{BaseURL: strings.TrimRight(o.url, "/"), Workloads: o.workloads}, t.report)
+	fmt.Fprintln(st.stdout, t.summary())
+	return verifyOutcome(st, t)
+}
+
+func verifyOutcome(st *state, t *tally) error {
+	if st.ctx.Err() != nil {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	}
+	if t.failed > 0 {
+		return exitError{code: exitCheckFailed}
+	}
+	return nil
+}
+
+// verifyServices builds, starts and checks each selected service against
+// private databases, stopping everything it started whatever happens.
+func verifyServices(st *state, o verifyOptions) (err error) {
+	ctx := st.ctx
+	defer func() {
+		if ctx.Err() != nil {
+			err = exitError{code: exitInterrupted, err: errors.New("interrupted; stopped the services and databases")}
+		}
+	}()
+	start := st.getenv("SHOWDOWN_ROOT")
+	if start == "" {
+		if start, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	root, err := service.FindRoot(start)
+	if err != nil {
+		return err
+	}
+	all, derr := service.Discover(root)
+	var targets []*service.Manifest
+	if o.service == "all" {
+		if derr != nil {
+			// A broken manifest is a failure of the whole tree; check the
+			// valid ones anyway so every problem shows at once.
+			fmt.Fprintln(st.stderr, derr)
+		}
+		if len(all) == 0 {
+			return fmt.Errorf("no valid manifest under %s/services/*/%s", root, service.ManifestFile)
+		}
+		targets = all
+	} else {
+		m, err := service.Lookup(all, o.service)
+		if err != nil {
+			if derr != nil {
+				return fmt.Errorf("%w\n%v", err, derr)
+			}
+			return usageError{err: err, hint: "run 'showdown services' for the list"}
+		}
+		targets = []*service.Manifest{m}
+	}
+	// The workloads of each service: the flag's, all of which it must serve
+	// (with one service), or what each serves (with all).
+	wls := map[string][]string{}
+	needPG, needMy := false, false
+	for _, m := range targets {
+		ws := m.Workloads
+		if len(o.workloads) > 0 {
+			ws = nil
+			for _, w := range o.workloads {
+				if m.Supports(w) {
+					ws = append(ws, w)
+				} else if len(targets) == 1 {
+					return usageError{err: fmt.Errorf("%s does not serve workload %s", m.Name, w), hint: m.Name + " serves " + strings.Join(m.Workloads, ", ")}
+				}
+			}
+		}
+		wls[m.Name] = ws
+		for _, w := range ws {
+			switch workloads.Database(w) {
+			case "postgres":
+				needPG = true
+			case "mysql":
+				needMy = true
+			}
+		}
+	}
+
+	var out io.Writer = io.Discard
+	if o.verbose {
+		out = st.stderr
+	}
+	for _, m := range targets {
+		if len(wls[m.Name]) == 0 {
+			continue
+		}
+		fmt.Fprintf(st.stderr, "building %s", m.Name)
+		res, err := m.Build(ctx, out)
+		if err != nil {
+			fmt.Fprintln(st.stderr)
+			return err
+		}
+		if res.Cached {
+			fmt.Fprintln(st.stderr, " (cached)")
+		} else {
+			fmt.Fprintf(st.stderr, " (%s)\n", res.Duration.Round(100*time.Millisecond))
+		}
+	}
+
+	servers, stopDBs, err := verifyDatabases(ctx, st.stderr, needPG, needMy)
+	defer stopDBs()
+	if err != nil {
+		return err
+	}
+
+	t := &tally{w: st.stdout}
+	for _, m := range targets {
+		if len(targets) > 1 {
+			t.service = m.Name
+		}
+		if len(wls[m.Name]) == 0 {
+			fmt.Fprintf(st.stderr, "skipping %s: it serves none of %s\n", m.Name, strings.Join(o.workloads, ", "))
+			continue
+		}
+		if err := verifyOne(st, o, m, wls[m.Name], servers, out, t); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	fmt.Fprintln(st.stdout, t.summary())
+	if derr != nil && o.service == "all" {
+		return exitError{code: exitFailure, err: errors.New("some manifests are invalid (listed above)")}
+	}
+	return verifyOutcome(st, t)
+}
+
+// verifyOne prepares the databases for m, starts it, runs the suite and
+// stops it.
+func verifyOne(st *state, o verifyOptions, m *service.Manifest, ws []string, servers db.Servers, out io.Writer, t *tally) error {
+	ctx := st.ctx
+	env := map[string]string{}
+	// A database left down by an interrupted outage check comes back first.
+	if servers.Postgres != nil {
+		if err := servers.Postgres.Up(ctx); err != nil {
+			return err
+		}
+		env["DATABASE_URL"] = servers.Postgres.URL()
+	}
+	if servers.MariaDB != nil {
+		if err := servers.MariaDB.Up(ctx); err != nil {
+			return err
+		}
+		env["MYSQL_URL"] = servers.MariaDB.URL()
+	}
+	var known []int64
+	for _, w := range ws {
+		if workloads.Database(w) == "" {
+			continue
+		}
+		fmt.Fprintf(st.stderr, "preparing %s\n", w)
+		p, err := db.Prepare(ctx, w, servers, db.PrepareOptions{SKURows: o.skuRows})
+		if err != nil {
+			return fmt.Errorf("prepare workload %s: %w", w, err)
+		}
+		if w == "sku" {
+			known = p.KnownSKUs
+		}
+	}
+
+	fmt.Fprintf(st.stderr, "starting %s\n", m.Name)
+	inst, err := service.Start(ctx, m, service.StartOptions{Env: env, Log: out})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := inst.Stop(service.DefaultStopTimeout); err != nil {
+			fmt.Fprintf(st.stderr, "showdown: %v\n", err)
+		}
+	}()
+	startup, err := inst.WaitHealthy(ctx, o.healthTimeout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(st.stderr, "%s healthy at %s after %s\n", m.Name, inst.URL(), startup.Round(time.Millisecond))
+
+	engineOf := func(w string) (interface {
+		Down(context.Context) error
+		Up(context.Context) error
+	}, error) {
+		switch workloads.Database(w) {
+		case "postgres":
+			if servers.Postgres != nil {
+				return servers.Postgres, nil
+			}
+		case "mysql":
+			if servers.MariaDB != nil {
+				return servers.MariaDB, nil
+			}
+		}
+		return nil, fmt.Errorf("workload %s has no database started by verify", w)
+	}
+	target := verify.Target{
+		BaseURL:   inst.URL(),
+		Workloads: ws,
+		KnownSKUs: known,
+		DatabaseDown: func(ctx context.Context, w string) error {
+			s, err := engineOf(w)
+			if err != nil {
+				return err
+			}
+			return s.Down(ctx)
+		},
+		DatabaseUp: func(ctx context.Context, w string) error {
+			s, err := engineOf(w)
+			if err != nil {
+				return err
+			}
+			return s.Up(ctx)
+		},
+		Terminate: func() error { return inst.Signal(syscall.SIGTERM) },
+		Exited:    inst.Wait,
+	}
+	before := t.failed
+	verify.Run(ctx, target, t.report)
+	if n := t.failed - before; n > 0 {
+		fmt.Fprintf(st.stderr, "%s: %d checks failed\n", m.Name, n)
+		if tail := inst.LogTail(20); tail != "" && !o.verbose {
+			fmt.Fprintf(st.stderr, "last lines of %s's output:\n%s\n", m.Name, indentBlock(tail, "  | "))
+		}
+	}
+	return nil
+}
