@@ -1,0 +1,148 @@
+package load
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+func (r *run) closed(ctx context.Context, m ClosedModel) Summary {
+	a := r.a
+	r.rec = newRecorder(r.steps, DefaultMaxReasons, a.warmup.Requests)
+	t0 := time.Now()
+	stop := make(chan struct{}) // closed when users must stop
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+
+	// The controller starts measurement after the warm-up and ends it
+	// after the duration.
+	var measureMu sync.Mutex
+	measureStart := time.Time{}
+	started := make(chan struct{})
+	go func() {
+		if a.warmup.Duration > 0 {
+			select {
+			case <-time.After(a.warmup.Duration):
+			case <-stop:
+				return
+			}
+		} else {
+			select {
+			case <-r.rec.warmDone:
+			case <-stop:
+				return
+			}
+		}
+		now := time.Now()
+		measureMu.Lock()
+		measureStart = now
+		measureMu.Unlock()
+		r.rec.begin(now)
+		close(started)
+		if m.Duration > 0 {
+			select {
+			case <-time.After(m.Duration):
+				halt()
+			case <-stop:
+			}
+		}
+	}()
+	getStart := func() time.Time {
+		measureMu.Lock()
+		defer measureMu.Unlock()
+		return measureStart
+	}
+
+	stopTick := make(chan struct{})
+	tickDone := make(chan struct{})
+	go func() {
+		r.ticker(stopTick, m.Duration, func() bool { return getStart().IsZero() }, getStart)
+		close(tickDone)
+	}()
+
+	// Users of this shard: global numbers u with (u-1) mod N == i-1.
+	var wg sync.WaitGroup
+	users := 0
+	for u := a.shard.Index; u <= m.Users; u += a.shard.Count {
+		users++
+		wg.Add(1)
+		offset := time.Duration(0)
+		if m.Users > 1 {
+			offset = time.Duration(float64(m.RampUp) * float64(u-1) / float64(m.Users))
+		}
+		go func(u int, offset time.Duration) {
+			defer wg.Done()
+			r.user(m, u, t0.Add(offset), stop)
+		}(u, offset)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		r.abortedFlag.Store(true)
+		halt()
+		r.abortConns()
+		<-done
+	}
+	halt()
+	close(stopTick)
+	<-tickDone
+	r.rec.flush(time.Now(), r.active.Load())
+	sum := Summary{Model: "closed", Users: users}
+	if ms := getStart(); !ms.IsZero() {
+		reqs, _ := r.rec.totals()
+		if secs := time.Since(ms).Seconds(); secs > 0 {
+			sum.AchievedRate = float64(reqs) / secs
+		}
+	}
+	return sum
+}
+
+// user runs virtual user u from at until stop or its iterations are done.
+func (r *run) user(m ClosedModel, u int, at time.Time, stop <-chan struct{}) {
+	timer := time.NewTimer(time.Until(at))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-stop:
+		return
+	}
+	r.active.Add(1)
+	defer r.active.Add(-1)
+	w := &worker{r: r, c: r.newConn()}
+	defer r.dropConn(w.c)
+	vu := r.sc.NewUser(u)
+	sleep := func(d time.Duration) bool {
+		if d <= 0 {
+			select {
+			case <-stop:
+				return false
+			default:
+				return true
+			}
+		}
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	pause := func(d time.Duration) bool { return sleep(d + m.ThinkTime) }
+	for iter := 0; m.Iterations == 0 || iter < m.Iterations; iter++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if w.iteration(vu, iter, time.Time{}, pause) {
+			// The target refused the connection: back off a little so a
+			// dead target does not turn users into a busy loop.
+			if !sleep(r.a.dialBackoff) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,257 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Attacker runs a Scenario under a Model and measures it. Build one with
+// NewAttacker; it may run several attacks, one at a time.
+type Attacker struct {
+	timeout       time.Duration
+	maxInflight   int
+	warmup        Warmup
+	shard         Shard
+	progress      func(Progress)
+	lateAfter     time.Duration
+	optionsRecord map[string]string
+
+	// dialBackoff is how long a closed-model user waits after failing to
+	// connect, so a dead target does not turn users into a busy loop.
+	dialBackoff time.Duration
+}
+
+// NewAttacker returns an Attacker with the Default* settings changed by opts.
+func NewAttacker(opts ...Option) *Attacker {
+	a := &Attacker{
+		timeout:     DefaultTimeout,
+		maxInflight: DefaultMaxInflight,
+		shard:       Shard{1, 1},
+		lateAfter:   DefaultLateAfter,
+		dialBackoff: 100 * time.Millisecond,
+	}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// StatusChecker is an optional interface of a User: ChecksStatus reports
+// whether the user's Check asserts the status of step itself. Otherwise the
+// engine counts any non-2xx status as an error ("status 503").
+type StatusChecker interface {
+	ChecksStatus(step int) bool
+}
+
+// Attack runs sc under m until the model ends or ctx is cancelled, and
+// returns what was measured (also when interrupted: Summary.Interrupted).
+func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, error) {
+	if errs := m.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if a.maxInflight <= 0 {
+		return nil, errors.New("max-inflight: must be > 0")
+	}
+	if a.shard.Count < 1 {
+		a.shard = Shard{1, 1}
+	}
+	steps := sc.Steps()
+	if len(steps) == 0 {
+		return nil, errors.New("scenario has no steps")
+	}
+	run := &run{a: a, sc: sc, steps: steps}
+	cpu0 := processCPU()
+	var sum Summary
+	switch m := m.(type) {
+	case OpenModel:
+		sum = run.open(ctx, m)
+	case ClosedModel:
+		sum = run.closed(ctx, m)
+	default:
+		return nil, fmt.Errorf("unknown model %T", m)
+	}
+	sum.Version = 1
+	sum.CPUSeconds = (processCPU() - cpu0).Seconds()
+	sum.CPUs = runtime.GOMAXPROCS(0)
+	sum.Interrupted = ctx.Err() != nil
+	sum.Options = a.optionsRecord
+	sum.LateAfterMs = float64(a.lateAfter) / 1e6
+	if s := a.shard.String(); s != "" {
+		sum.Shards = []string{s}
+	}
+	res := run.rec.result(sum)
+	res.Summary.Warnings = warnings(&res.Summary)
+	return res, nil
+}
+
+// warnings states when the generator, not the target, probably limited the
+// measurement.
+func warnings(s *Summary) []string {
+	var w []string
+	if s.DurationSeconds > 0 && s.CPUs > 0 {
+		util := s.CPUSeconds / (s.DurationSeconds * float64(s.CPUs))
+		if util > 0.9 {
+			w = append(w, fmt.Sprintf("the generator used %.0f%% of its %d CPU(s): it may have been the bottleneck, not the target", 100*util, s.CPUs))
+		}
+	}
+	started := s.AchievedRate * s.DurationSeconds
+	if s.Late > 0 && started > 0 && float64(s.Late)/started > 0.01 {
+		w = append(w, fmt.Sprintf("%d sends (%.1f%%) started late: the target or the generator could not keep the schedule (try a larger --max-inflight, or check the generator's CPU)", s.Late, 100*float64(s.Late)/started))
+	}
+	if s.Dropped > 0 {
+		w = append(w, fmt.Sprintf("%d scheduled sends were dropped (never started before the end)", s.Dropped))
+	}
+	return w
+}
+
+// run is one attack in progress.
+type run struct {
+	a     *Attacker
+	sc    Scenario
+	steps []string
+	rec   *recorder
+
+	active atomic.Int64 // requests in flight or users active
+
+	connMu sync.Mutex
+	conns  map[*conn]struct{}
+
+	abortedFlag atomic.Bool
+}
+
+func (r *run) newConn() *conn {
+	c := newConn(r.a.timeout)
+	r.connMu.Lock()
+	if r.conns == nil {
+		r.conns = map[*conn]struct{}{}
+	}
+	r.conns[c] = struct{}{}
+	r.connMu.Unlock()
+	return c
+}
+
+func (r *run) dropConn(c *conn) {
+	c.close()
+	r.connMu.Lock()
+	delete(r.conns, c)
+	r.connMu.Unlock()
+}
+
+// abortConns makes every request in flight fail now (on interrupt).
+func (r *run) abortConns() {
+	r.connMu.Lock()
+	for c := range r.conns {
+		c.abort()
+	}
+	r.connMu.Unlock()
+}
+
+// ticker flushes intervals once a second and reports progress until stop
+// is closed. total is the planned measured duration (0 if unknown).
+func (r *run) ticker(stop <-chan struct{}, total time.Duration, warming func() bool, measureStart func() time.Time) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			if warming() {
+				if r.a.progress != nil {
+					r.a.progress(Progress{Warmup: true, Active: r.active.Load()})
+				}
+				continue
+			}
+			iv := r.rec.flush(now, r.active.Load())
+			if r.a.progress != nil && iv != nil {
+				p := Progress{Elapsed: now.Sub(measureStart()), Active: iv.Active}
+				if total > 0 {
+					p.Remaining = max(0, total-p.Elapsed)
+				}
+				if iv.Seconds > 0 {
+					p.Rate = float64(iv.Requests) / iv.Seconds
+				}
+				p.Requests, p.Errors = r.rec.totals()
+				p.P99 = r.rec.p99()
+				r.a.progress(p)
+			}
+		}
+	}
+}
+
+// worker is the per-connection state that runs iterations.
+type worker struct {
+	r    *run
+	c    *conn
+	req  Request
+	resp Response
+	// warm marks an open-model iteration scheduled during warm-up.
+	warm bool
+}
+
+func (w *worker) record(step int, lat, svc time.Duration, sent, recv int, reason string) {
+	if !w.warm {
+		w.r.rec.record(step, lat, svc, sent, recv, reason)
+	}
+}
+
+// iteration runs one pass over the steps for user u. due is the intended
+// start of the first step (the open model's schedule) or zero. It reports
+// whether the iteration failed to connect.
+func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Duration) bool) (dialFail bool) {
+	sc, _ := u.(StatusChecker)
+	pauser, _ := w.r.sc.(Pauser)
+	think := time.Duration(0)
+	for step := range w.r.steps {
+		w.req.Reset()
+		if err := u.Request(iter, step, &w.req); err != nil {
+			w.record(step, 0, 0, 0, 0, "request: "+err.Error())
+			return false
+		}
+		var x exchange
+		err := w.c.do(&w.req, &w.resp, &x)
+		done := time.Now()
+		start := x.sent
+		if step == 0 && !due.IsZero() {
+			start = due
+		}
+		lat, svc := done.Sub(start), done.Sub(x.sent)
+		if err != nil {
+			if w.r.aborted() {
+				return false
+			}
+			w.record(step, lat, svc, x.sentN, x.recvN, transportReason(err))
+			return x.dialFail
+		}
+		reason := ""
+		if (sc == nil || !sc.ChecksStatus(step)) && (x.status < 200 || x.status > 299) {
+			reason = "status " + itoa(x.status)
+		}
+		if cerr := u.Check(iter, step, &w.resp); cerr != nil && reason == "" {
+			var ce *CheckError
+			if errors.As(cerr, &ce) {
+				reason = ce.Reason
+			} else {
+				reason = cerr.Error()
+			}
+		}
+		w.record(step, lat, svc, x.sentN, x.recvN, reason)
+		if reason != "" {
+			return false
+		}
+		if pauser != nil {
+			think = pauser.Pause(step)
+		}
+		if pause != nil && !pause(think) {
+			return false
+		}
+	}
+	return false
+}
+
+func (r *run) aborted() bool { return r.abortedFlag.Load() }

@@ -1,0 +1,378 @@
+package load
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Files of a result directory.
+const (
+	SummaryFile    = "summary.json"
+	TimeseriesFile = "timeseries.csv"
+	LatencyLogFile = "latency.hlog"
+	ServiceLogFile = "service.hlog"
+)
+
+// TimeseriesHeader is the header row of timeseries.csv.
+var TimeseriesHeader = []string{"second", "requests", "errors", "throughput", "p50_ms", "p90_ms", "p99_ms", "max_ms", "active"}
+
+// WriteDir writes r into dir (created if needed): summary.json,
+// timeseries.csv, latency.hlog and service.hlog.
+func (r *Result) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(&r.Summary, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, TimeseriesFile), r.writeTimeseries); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, LatencyLogFile), func(w *bufio.Writer) error {
+		return r.writeHlog(w, "latency (from intended send time)", func(iv *Interval) map[string]string { return iv.Latency })
+	}); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, ServiceLogFile), func(w *bufio.Writer) error {
+		return r.writeHlog(w, "service time (from actual send)", func(iv *Interval) map[string]string { return iv.Service })
+	})
+}
+
+func writeFile(path string, fill func(*bufio.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := fill(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (r *Result) writeTimeseries(bw *bufio.Writer) error {
+	w := csv.NewWriter(bw)
+	w.Write(TimeseriesHeader)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, iv := range r.Intervals {
+		tp := 0.0
+		if iv.Seconds > 0 {
+			tp = math.Round(1e3*float64(iv.Requests)/iv.Seconds) / 1e3
+		}
+		w.Write([]string{strconv.Itoa(iv.Second), strconv.FormatInt(iv.Requests, 10), strconv.FormatInt(iv.Errors, 10),
+			f(tp), f(iv.P50), f(iv.P90), f(iv.P99), f(iv.Max), strconv.FormatInt(iv.Active, 10)})
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// tags returns the total tag then each label's tag, in step order.
+func (r *Result) tags() []string {
+	t := []string{TotalTag}
+	for _, l := range r.Summary.Labels {
+		t = append(t, l.Tag)
+	}
+	return t
+}
+
+// writeHlog writes the standard HdrHistogram interval log (format 1.3):
+// one line per interval and tag, "Tag=t,start,length,max_ms,payload", with
+// times in seconds relative to the BaseTime line.
+func (r *Result) writeHlog(w *bufio.Writer, what string, pick func(*Interval) map[string]string) error {
+	base := float64(r.Summary.Start.UnixMilli()) / 1e3
+	fmt.Fprintf(w, "#[showdown %s; values in nanoseconds; tag %q is all labels]\n", what, TotalTag)
+	fmt.Fprintf(w, "#[Histogram log format version %s]\n", hdrhistogram.HISTOGRAM_LOG_FORMAT_VERSION)
+	fmt.Fprintf(w, "#[StartTime: %.3f (seconds since epoch), %s]\n", base, r.Summary.Start.UTC().Format("2006-01-02T15:04:05.000Z"))
+	fmt.Fprintf(w, "#[BaseTime: %.3f (seconds since epoch)]\n", base)
+	fmt.Fprintln(w, `"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"`)
+	at := 0.0
+	for i := range r.Intervals {
+		iv := &r.Intervals[i]
+		hs := pick(iv)
+		for _, tag := range r.tags() {
+			p, ok := hs[tag]
+			if !ok {
+				continue
+			}
+			h, err := hdrhistogram.Decode([]byte(p))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "Tag=%s,%.3f,%.3f,%.3f,%s\n", tag, at, iv.Seconds, float64(h.Max())/1e6, p)
+		}
+		at += iv.Seconds
+	}
+	return nil
+}
+
+// ReadSummary reads summary.json from a result directory.
+func ReadSummary(dir string) (*Summary, error) {
+	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	if s.Version != 1 {
+		return nil, fmt.Errorf("%s: version %d, want 1", filepath.Join(dir, SummaryFile), s.Version)
+	}
+	return &s, nil
+}
+
+// ReadTimeseries reads timeseries.csv from a result directory into
+// Intervals without histograms.
+func ReadTimeseries(dir string) ([]Interval, error) {
+	path := filepath.Join(dir, TimeseriesFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rows) == 0 || strings.Join(rows[0], ",") != strings.Join(TimeseriesHeader, ",") {
+		return nil, fmt.Errorf("%s: header is not %s", path, strings.Join(TimeseriesHeader, ","))
+	}
+	var ivs []Interval
+	for i, row := range rows[1:] {
+		var v [9]float64
+		for j := range v {
+			if v[j], err = strconv.ParseFloat(row[j], 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %w", path, i+2, TimeseriesHeader[j], err)
+			}
+		}
+		iv := Interval{Second: int(v[0]), Requests: int64(v[1]), Errors: int64(v[2]),
+			P50: v[4], P90: v[5], P99: v[6], Max: v[7], Active: int64(v[8])}
+		if v[3] > 0 {
+			iv.Seconds = v[1] / v[3]
+		}
+		ivs = append(ivs, iv)
+	}
+	return ivs, nil
+}
+
+// readHlog reads our own .hlog: per interval (in order), tag -> payload,
+// and the interval lengths.
+func readHlog(path string) ([]map[string]string, []float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var out []map[string]string
+	var lens []float64
+	last := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "Tag=") {
+			continue
+		}
+		parts := strings.SplitN(line[4:], ",", 5)
+		if len(parts) != 5 {
+			return nil, nil, fmt.Errorf("%s:%d: malformed interval line", path, n)
+		}
+		if parts[1] != last || len(out) == 0 {
+			out = append(out, map[string]string{})
+			l, _ := strconv.ParseFloat(parts[2], 64)
+			lens = append(lens, l)
+			last = parts[1]
+		}
+		out[len(out)-1][parts[0]] = parts[4]
+	}
+	return out, lens, sc.Err()
+}
+
+// ReadDir reads a result directory written by WriteDir, histograms
+// included.
+func ReadDir(dir string) (*Result, error) {
+	s, err := ReadSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	ivs, err := ReadTimeseries(dir)
+	if err != nil {
+		return nil, err
+	}
+	lat, lens, err := readHlog(filepath.Join(dir, LatencyLogFile))
+	if err != nil {
+		return nil, err
+	}
+	svc, _, err := readHlog(filepath.Join(dir, ServiceLogFile))
+	if err != nil {
+		return nil, err
+	}
+	if len(lat) != len(ivs) || len(svc) != len(ivs) {
+		return nil, fmt.Errorf("%s: %d intervals in %s, %d in %s, %d in %s", dir, len(ivs), TimeseriesFile, len(lat), LatencyLogFile, len(svc), ServiceLogFile)
+	}
+	r := &Result{Summary: *s, Intervals: ivs}
+	for i := range r.Intervals {
+		r.Intervals[i].Latency, r.Intervals[i].Service = lat[i], svc[i]
+		r.Intervals[i].Seconds = lens[i]
+	}
+	if err := r.sumIntervals(); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return r, nil
+}
+
+// sumIntervals rebuilds the total histograms from the intervals.
+func (r *Result) sumIntervals() error {
+	r.latency = map[string]*hdrhistogram.Histogram{}
+	r.service = map[string]*hdrhistogram.Histogram{}
+	for _, tag := range r.tags() {
+		r.latency[tag], r.service[tag] = newHist(), newHist()
+	}
+	for _, iv := range r.Intervals {
+		for _, p := range [2]struct {
+			m   map[string]string
+			tot map[string]*hdrhistogram.Histogram
+		}{{iv.Latency, r.latency}, {iv.Service, r.service}} {
+			for tag, payload := range p.m {
+				h, err := hdrhistogram.Decode([]byte(payload))
+				if err != nil {
+					return fmt.Errorf("interval %d, tag %s: %w", iv.Second, tag, err)
+				}
+				if p.tot[tag] == nil {
+					p.tot[tag] = newHist()
+				}
+				p.tot[tag].Merge(h)
+			}
+		}
+	}
+	return nil
+}
+
+// Merge combines the results of shards of one attack into one: counts are
+// summed and histograms merged interval by interval (never percentiles
+// averaged). Intervals are aligned by their index from each shard's start.
+func Merge(results ...*Result) (*Result, error) {
+	if len(results) == 0 {
+		return nil, errors.New("merge: no results")
+	}
+	first := results[0].Summary
+	out := &Result{Summary: Summary{Version: 1, Model: first.Model, Start: first.Start, Options: first.Options, LateAfterMs: first.LateAfterMs}}
+	rows := map[string]*LabelStats{}
+	var order []string
+	add := func(dst *LabelStats, src LabelStats) {
+		dst.Samples += src.Samples
+		dst.Errors += src.Errors
+		dst.ReceivedBytes += src.ReceivedBytes
+		dst.SentBytes += src.SentBytes
+		for _, rc := range src.Reasons {
+			found := false
+			for i := range dst.Reasons {
+				if dst.Reasons[i].Reason == rc.Reason {
+					dst.Reasons[i].Count += rc.Count
+					found = true
+				}
+			}
+			if !found {
+				dst.Reasons = append(dst.Reasons, rc)
+			}
+		}
+	}
+	for i, r := range results {
+		s := r.Summary
+		if s.Model != first.Model {
+			return nil, fmt.Errorf("merge: result %d is a %s-model run, result 1 is %s", i+1, s.Model, first.Model)
+		}
+		if s.Start.Before(out.Summary.Start) {
+			out.Summary.Start = s.Start
+		}
+		out.Summary.DurationSeconds = math.Max(out.Summary.DurationSeconds, s.DurationSeconds)
+		out.Summary.TargetRate += s.TargetRate
+		out.Summary.AchievedRate += s.AchievedRate
+		out.Summary.Late += s.Late
+		out.Summary.Dropped += s.Dropped
+		out.Summary.Users += s.Users
+		out.Summary.CPUSeconds += s.CPUSeconds
+		out.Summary.CPUs += s.CPUs
+		out.Summary.Shards = append(out.Summary.Shards, s.Shards...)
+		out.Summary.Interrupted = out.Summary.Interrupted || s.Interrupted
+		for _, w := range s.Warnings {
+			out.Summary.Warnings = append(out.Summary.Warnings, fmt.Sprintf("shard %s: %s", strings.Join(s.Shards, ","), w))
+		}
+		for _, l := range s.Labels {
+			row, ok := rows[l.Label]
+			if !ok {
+				row = &LabelStats{Label: l.Label, Tag: l.Tag}
+				rows[l.Label] = row
+				order = append(order, l.Label)
+			}
+			add(row, l)
+		}
+		add(&out.Summary.Total, s.Total)
+		for j, iv := range r.Intervals {
+			if j >= len(out.Intervals) {
+				out.Intervals = append(out.Intervals, Interval{Second: j, Latency: map[string]string{}, Service: map[string]string{}})
+			}
+			o := &out.Intervals[j]
+			o.Seconds = math.Max(o.Seconds, iv.Seconds)
+			o.Requests += iv.Requests
+			o.Errors += iv.Errors
+			o.Active += iv.Active
+			for _, p := range [2][2]map[string]string{{o.Latency, iv.Latency}, {o.Service, iv.Service}} {
+				for tag, payload := range p[1] {
+					h, err := hdrhistogram.Decode([]byte(payload))
+					if err != nil {
+						return nil, fmt.Errorf("merge: result %d, interval %d, tag %s: %w", i+1, j, tag, err)
+					}
+					if prev, ok := p[0][tag]; ok {
+						ph, _ := hdrhistogram.Decode([]byte(prev))
+						h.Merge(ph)
+					}
+					p[0][tag] = encodeHist(h)
+				}
+			}
+		}
+	}
+	for _, l := range order {
+		out.Summary.Labels = append(out.Summary.Labels, *rows[l])
+	}
+	out.Summary.Total.Label, out.Summary.Total.Tag = "TOTAL", TotalTag
+	for i := range out.Intervals {
+		iv := &out.Intervals[i]
+		if p, ok := iv.Latency[TotalTag]; ok {
+			h, _ := hdrhistogram.Decode([]byte(p))
+			if h.TotalCount() > 0 {
+				iv.P50, iv.P90 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90))
+				iv.P99, iv.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
+			}
+		}
+	}
+	if err := out.sumIntervals(); err != nil {
+		return nil, err
+	}
+	secs := out.Summary.DurationSeconds
+	for i := range out.Summary.Labels {
+		l := &out.Summary.Labels[i]
+		l.finish(out.latency[l.Tag], out.service[l.Tag], secs)
+	}
+	out.Summary.Total.finish(out.latency[TotalTag], out.service[TotalTag], secs)
+	return out, nil
+}

@@ -1,0 +1,223 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of the engine's options.
+const (
+	// DefaultTimeout bounds one request, from write to the last body byte.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxInflight bounds concurrent requests (and connections) in
+	// the open model.
+	DefaultMaxInflight = 1000
+	// DefaultLateAfter is how far behind its intended time a send may start
+	// before it counts as late.
+	DefaultLateAfter = 10 * time.Millisecond
+	// DefaultMaxReasons caps distinct error reasons per label; further
+	// reasons are counted as "other".
+	DefaultMaxReasons = 100
+)
+
+// Model is how load arrives: an OpenModel or a ClosedModel.
+type Model interface {
+	// Validate returns every problem with the model at once.
+	Validate() []error
+	isModel()
+}
+
+// OpenModel starts iterations on a fixed timeline, Rate per second, for
+// Duration, whether or not earlier ones have completed. Latency is measured
+// from each iteration's intended start, so a stalled target cannot hide its
+// stall (coordinated omission).
+type OpenModel struct {
+	// Rate is the target arrival rate, iterations per second.
+	Rate float64
+	// Duration is how long arrivals are scheduled (after warm-up).
+	Duration time.Duration
+}
+
+// ClosedModel runs Users virtual users, each looping over the scenario on
+// its own keep-alive connection.
+type ClosedModel struct {
+	// Users is the number of virtual users.
+	Users int
+	// RampUp spreads the users' starts evenly over this time.
+	RampUp time.Duration
+	// Duration stops the users after this time (after warm-up); 0 with
+	// Iterations set runs until each user has done its iterations.
+	Duration time.Duration
+	// Iterations per user; 0 means no limit (Duration must be set).
+	Iterations int
+	// ThinkTime is the pause after each step.
+	ThinkTime time.Duration
+}
+
+func (OpenModel) isModel()   {}
+func (ClosedModel) isModel() {}
+
+var (
+	_ Model = OpenModel{}
+	_ Model = ClosedModel{}
+)
+
+// Validate returns every problem with m.
+func (m OpenModel) Validate() []error {
+	var errs []error
+	if m.Rate <= 0 {
+		errs = append(errs, errors.New("rate: must be > 0"))
+	}
+	if m.Duration <= 0 {
+		errs = append(errs, errors.New("duration: must be > 0 in the open model"))
+	}
+	return errs
+}
+
+// Validate returns every problem with m.
+func (m ClosedModel) Validate() []error {
+	var errs []error
+	if m.Users <= 0 {
+		errs = append(errs, errors.New("users: must be > 0"))
+	}
+	if m.RampUp < 0 || m.ThinkTime < 0 || m.Duration < 0 || m.Iterations < 0 {
+		errs = append(errs, errors.New("ramp-up, think-time, duration and iterations must not be negative"))
+	}
+	if m.Duration == 0 && m.Iterations == 0 {
+		errs = append(errs, errors.New("duration or iterations: the closed model needs one of them"))
+	}
+	return errs
+}
+
+// ParseRate parses a rate: "5000" (per second), "5000/s", "300/1m",
+// "10/500ms". It returns iterations per second.
+func ParseRate(s string) (float64, error) {
+	num, per, hasPer := strings.Cut(strings.TrimSpace(s), "/")
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("rate %q: want a positive number, optionally /unit, e.g. 5000, 5000/s, 300/1m", s)
+	}
+	if !hasPer {
+		return n, nil
+	}
+	switch per {
+	case "s":
+		per = "1s"
+	case "m":
+		per = "1m"
+	case "h":
+		per = "1h"
+	case "ms":
+		per = "1ms"
+	}
+	d, err := time.ParseDuration(per)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("rate %q: bad period %q, want e.g. s, 1m, 500ms", s, per)
+	}
+	return n / d.Seconds(), nil
+}
+
+// Warmup is a warm-up phase whose samples are not counted: Requests
+// requests or Duration of time, whichever is set.
+type Warmup struct {
+	Requests int
+	Duration time.Duration
+}
+
+// ParseWarmup parses "1000" (requests) or "10s" (time); "" or "0" means none.
+func ParseWarmup(s string) (Warmup, error) {
+	if s == "" || s == "0" {
+		return Warmup{}, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return Warmup{Requests: n}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return Warmup{Duration: d}, nil
+	}
+	return Warmup{}, fmt.Errorf("warmup %q: want a request count (1000) or a duration (10s)", s)
+}
+
+// String renders w as ParseWarmup reads it.
+func (w Warmup) String() string {
+	switch {
+	case w.Requests > 0:
+		return strconv.Itoa(w.Requests)
+	case w.Duration > 0:
+		return w.Duration.String()
+	}
+	return "0"
+}
+
+// Shard is the part of the load one generator runs: Index of Count (1-based).
+type Shard struct{ Index, Count int }
+
+// ParseShard parses "i/N".
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("shard %q: want i/N with 1 <= i <= N, e.g. 2/4", s)
+	}
+	return Shard{i, n}, nil
+}
+
+// String renders s as "i/N".
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Progress is the state of a running attack, reported once per second.
+type Progress struct {
+	// Elapsed is the measured time so far (0 during warm-up).
+	Elapsed time.Duration
+	// Remaining is the time left, when known.
+	Remaining time.Duration
+	// Warmup reports whether the attack is still warming up.
+	Warmup bool
+	// Rate is the completed requests per second in the last interval.
+	Rate float64
+	// Requests and Errors are the totals so far.
+	Requests, Errors int64
+	// P99 is the 99th percentile latency so far.
+	P99 time.Duration
+	// Active is the requests in flight (open model) or active users.
+	Active int64
+}
+
+// Option configures an Attacker.
+type Option func(*Attacker)
+
+// Timeout bounds each request (DefaultTimeout).
+func Timeout(d time.Duration) Option { return func(a *Attacker) { a.timeout = d } }
+
+// MaxInflight bounds concurrent requests in the open model
+// (DefaultMaxInflight).
+func MaxInflight(n int) Option { return func(a *Attacker) { a.maxInflight = n } }
+
+// WithWarmup sets a warm-up phase whose samples are not counted.
+func WithWarmup(w Warmup) Option { return func(a *Attacker) { a.warmup = w } }
+
+// WithShard makes the attacker run part s of the load: 1/Count of the rate
+// or of the users, with disjoint user numbers.
+func WithShard(s Shard) Option { return func(a *Attacker) { a.shard = s } }
+
+// OnProgress calls fn once per second while the attack runs.
+func OnProgress(fn func(Progress)) Option { return func(a *Attacker) { a.progress = fn } }
+
+// LateAfter sets how far behind schedule a send may start before it counts
+// as late (DefaultLateAfter).
+func LateAfter(d time.Duration) Option { return func(a *Attacker) { a.lateAfter = d } }
+
+// WithOptionsRecord stores the user-facing options (flags) in the summary,
+// so a result says how it was produced.
+func WithOptionsRecord(m map[string]string) Option {
+	return func(a *Attacker) { a.optionsRecord = m }
+}

@@ -1,0 +1,235 @@
+package load
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// schedule is the open model's timeline and its pool of workers.
+//
+// Subtleness ahead! Ticket n is due at t0+phase+n*interval. One pacer
+// goroutine wakes when the next ticket is due and hands every due ticket to
+// an idle worker (the most recently idle first, so few connections stay
+// busy). A worker that finishes while tickets are overdue takes the next one
+// itself, without a hop through the pacer: under load the pacer sleeps and
+// workers chain requests. When all MaxInflight workers are busy, overdue
+// tickets wait as a count, not as queued goroutines; their latency still
+// counts from their due time, which is what corrects coordinated omission.
+type schedule struct {
+	mu       sync.Mutex
+	t0       time.Time
+	phase    float64 // ns
+	interval float64 // ns
+	total    int64   // tickets due before end
+	next     int64
+	stopped  bool
+	idle     []*openWorker
+	workers  int
+	busy     int
+
+	measureFrom int64 // first measured ticket
+	late        atomic.Int64
+	started     atomic.Int64 // measured tickets started
+	allIdle     chan struct{}
+}
+
+func (s *schedule) due(n int64) time.Time {
+	return s.t0.Add(time.Duration(s.phase + float64(n)*s.interval))
+}
+
+type openWorker struct {
+	worker
+	wake chan int64
+	s    *schedule
+	user int
+}
+
+func (r *run) open(ctx context.Context, m OpenModel) Summary {
+	a := r.a
+	r.rec = newRecorder(r.steps, DefaultMaxReasons, 0)
+	rate := m.Rate / float64(a.shard.Count)
+	warm := a.warmup.Duration
+	if a.warmup.Requests > 0 {
+		warm = time.Duration(float64(a.warmup.Requests) / m.Rate * float64(time.Second))
+	}
+	s := &schedule{
+		t0:       time.Now(),
+		phase:    float64(a.shard.Index-1) * 1e9 / m.Rate,
+		interval: 1e9 / rate,
+		allIdle:  make(chan struct{}, 1),
+	}
+	measureStart := s.t0.Add(warm)
+	end := measureStart.Add(m.Duration)
+	span := float64(end.Sub(s.t0)) - s.phase
+	s.total = int64(span / s.interval)
+	if float64(s.total)*s.interval < span {
+		s.total++
+	}
+	mspan := float64(measureStart.Sub(s.t0)) - s.phase
+	if mspan > 0 {
+		s.measureFrom = int64(mspan / s.interval)
+		if float64(s.measureFrom)*s.interval < mspan {
+			s.measureFrom++
+		}
+	}
+	if warm == 0 {
+		r.rec.begin(s.t0)
+	} else {
+		time.AfterFunc(warm, func() { r.rec.begin(measureStart) })
+	}
+
+	stopTick := make(chan struct{})
+	tickDone := make(chan struct{})
+	go func() {
+		r.ticker(stopTick, m.Duration, func() bool { return time.Now().Before(measureStart) }, func() time.Time { return measureStart })
+		close(tickDone)
+	}()
+
+	r.pace(ctx, s, end)
+
+	// Let requests in flight finish (they are bounded by the timeout),
+	// unless interrupted.
+	s.mu.Lock()
+	s.stopped = true
+	busy := s.busy
+	s.mu.Unlock()
+	if busy > 0 {
+		select {
+		case <-s.allIdle:
+		case <-ctx.Done():
+			r.abortedFlag.Store(true)
+			r.abortConns()
+			<-s.allIdle
+		}
+	}
+	close(stopTick)
+	<-tickDone
+	r.rec.flush(time.Now(), r.active.Load())
+	s.mu.Lock()
+	for _, w := range s.idle {
+		close(w.wake)
+		r.dropConn(w.c)
+	}
+	dropped := int64(0)
+	if ctx.Err() == nil {
+		dropped = s.total - s.next
+	}
+	s.mu.Unlock()
+
+	sum := Summary{Model: "open", TargetRate: rate, Late: s.late.Load(), Dropped: dropped}
+	measured := time.Since(measureStart).Seconds()
+	if ctx.Err() == nil {
+		measured = m.Duration.Seconds()
+	}
+	if measured > 0 {
+		sum.AchievedRate = float64(s.started.Load()) / measured
+	}
+	return sum
+}
+
+// pace hands out tickets until end or cancellation.
+func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	user := 0
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		if ctx.Err() != nil {
+			s.stopped = true
+			s.mu.Unlock()
+			return
+		}
+		for s.next < s.total && !s.due(s.next).After(now) {
+			var w *openWorker
+			if n := len(s.idle); n > 0 {
+				w = s.idle[n-1]
+				s.idle = s.idle[:n-1]
+			} else if s.workers < r.a.maxInflight {
+				user++
+				w = &openWorker{wake: make(chan int64, 1), s: s, user: user}
+				w.r, w.c = r, r.newConn()
+				s.workers++
+				go w.loop()
+			} else {
+				break // all busy: workers take overdue tickets as they finish
+			}
+			s.busy++
+			w.wake <- s.next
+			s.next++
+		}
+		if !now.Before(end) {
+			// Every ticket is due before end; those not started now are
+			// dropped.
+			s.stopped = true
+			s.mu.Unlock()
+			return
+		}
+		wait := time.Millisecond
+		if s.next < s.total {
+			if d := s.due(s.next).Sub(now); d > 0 {
+				wait = d
+			}
+		} else {
+			wait = end.Sub(now)
+		}
+		s.mu.Unlock()
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (w *openWorker) loop() {
+	s, r := w.s, w.r
+	shards := int64(r.a.shard.Count)
+	for n := range w.wake {
+		for {
+			due := s.due(n)
+			now := time.Now()
+			measured := n >= s.measureFrom
+			if measured {
+				s.started.Add(1)
+				if now.Sub(due) > r.a.lateAfter {
+					s.late.Add(1)
+				}
+			}
+			r.active.Add(1)
+			// Arrival n of shard i is user n*N+i, unique across shards.
+			u := r.sc.NewUser(int(n*shards) + r.a.shard.Index)
+			w.warm = !measured
+			w.iteration(u, 0, due, w.pauseStep)
+			r.active.Add(-1)
+
+			s.mu.Lock()
+			if !s.stopped && s.next < s.total && !s.due(s.next).After(time.Now()) {
+				n = s.next
+				s.next++
+				s.mu.Unlock()
+				continue
+			}
+			s.idle = append(s.idle, w)
+			s.busy--
+			if s.busy == 0 && s.stopped {
+				select {
+				case s.allIdle <- struct{}{}:
+				default:
+				}
+			}
+			s.mu.Unlock()
+			break
+		}
+	}
+}
+
+// pauseStep honours a scenario's per-step pauses in the open model.
+func (w *openWorker) pauseStep(d time.Duration) bool {
+	if d > 0 {
+		time.Sleep(d)
+	}
+	return !w.r.aborted()
+}
