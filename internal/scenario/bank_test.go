@@ -97,7 +97,6 @@ func (b *fakeBank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // runIteration runs one iteration of u over HTTP and returns the index of
 // the step that failed (or -1) and its error.
 func runIteration(t *testing.T, sc load.Scenario, u load.User, iter int) (int, error) {
-	t.Helper()
 	var req load.Request
 	for i := range sc.Steps() {
 		req.Reset()
@@ -106,7 +105,7 @@ func runIteration(t *testing.T, sc load.Scenario, u load.User, iter int) (int, e
 		}
 		resp, err := send(context.Background(), http.DefaultClient, &req)
 		if err != nil {
-			t.Fatalf("step %d: %v", i, err)
+			return i, fmt.Errorf("transport: %w", err)
 		}
 		if err := u.Check(iter, i, resp); err != nil {
 			return i, err
@@ -212,5 +211,39 @@ func TestBank2018Setup(t *testing.T) {
 	// A second setup on the same database gets ids 5 and 6, not 1 and 2.
 	if err := sc.RunSetup(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "$.id: got 5, want 1") {
 		t.Errorf("second RunSetup error = %v, want $.id: got 5, want 1", err)
+	}
+}
+
+func TestBankConcurrentUsers(t *testing.T) {
+	// Users share the parsed scenario and nothing else (run with -race).
+	bank := &fakeBank{}
+	srv := httptest.NewServer(bank)
+	defer srv.Close()
+	sc := loadBank(t, "scenario.yaml", srv.URL)
+	const users, iters = 4, 3
+	errs := make(chan error, users)
+	for n := 1; n <= users; n++ {
+		go func() {
+			u := sc.NewUser(n)
+			for i := 0; i < iters; i++ {
+				if step, err := runIteration(t, sc, u, i); err != nil {
+					errs <- fmt.Errorf("user %d iteration %d step %d: %w", n, i, step, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for n := 0; n < users; n++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	count := map[int64]int{}
+	for _, b := range bank.balances {
+		count[b]++
+	}
+	if count[390] != users*iters || count[310] != users*iters || len(count) != 2 {
+		t.Errorf("balances %v, want %d of 390 and of 310", count, users*iters)
 	}
 }

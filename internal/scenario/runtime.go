@@ -43,13 +43,15 @@ func (s *Scenario) newUser(n int, steps []*step) *user {
 	for i, st := range steps {
 		u.hdrs[i] = make([]string, len(st.headers))
 	}
+	// Copies: a user writes into its slots' buffers, which must not be
+	// shared with other users.
 	for _, v := range s.vars {
 		if v.kind == varConst {
-			u.slots[v.slot] = value{text: v.val.text, kind: v.val.kind, set: true}
+			u.slots[v.slot] = value{text: append([]byte(nil), v.val.text...), kind: v.val.kind, set: true}
 		}
 	}
 	for slot, v := range s.setupVals {
-		u.slots[slot] = v
+		u.slots[slot] = value{text: append([]byte(nil), v.text...), kind: v.kind, set: v.set}
 	}
 	return u
 }
