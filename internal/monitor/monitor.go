@@ -161,7 +161,7 @@ func (s *Sampler) tree(ctx context.Context) ([]*process.Process, error) {
 		return out, nil
 	}
 	live := map[int32]bool{s.root: true}
-	for _, pid := range descendants(s.root) {
+	for _, pid := range Descendants(s.root) {
 		h, err := s.handle(ctx, pid)
 		if err != nil {
 			continue

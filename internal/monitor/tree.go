@@ -6,11 +6,11 @@ import (
 	"strconv"
 )
 
-// descendants returns the pids of every live descendant of root, found in
+// Descendants returns the pids of every live descendant of root, found in
 // one pass over /proc. gopsutil's Children rescans all of /proc for each
 // parent, which costs a whole scan per process in the tree, every second;
 // one scan reading only the parent pid is an order of magnitude cheaper.
-func descendants(root int32) []int32 {
+func Descendants(root int32) []int32 {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/service"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "run a whole experiment from a plan (default plans/default.yaml)",
+		run:     runRun,
+	})
+}
+
+func runRun(st *state, args []string) error {
+	fs := newFlagSet(st, "run", "[flags] [plan.yaml]")
+	results := fs.String("results", "", "folder for results (default: results/ in the project)")
+	check := fs.Bool("check", false, "validate the plan, print it resolved, and stop")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageError{err: fmt.Errorf("one plan at a time, got %d", fs.NArg()), hint: "showdown run plans/default.yaml"}
+	}
+	cwd, _ := os.Getwd()
+	root, err := service.FindRoot(cwd)
+	if err != nil {
+		return err
+	}
+	planPath := filepath.Join(root, "plans", "default.yaml")
+	if fs.NArg() == 1 {
+		planPath = fs.Arg(0)
+	}
+	ms, err := service.Discover(root)
+	if err != nil {
+		return err
+	}
+	catalog := lab.Catalog{}
+	for _, m := range ms {
+		catalog[m.Name] = m.Workloads
+	}
+	plan, err := lab.LoadPlan(planPath, catalog)
+	if err != nil {
+		var list lab.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				fmt.Fprintln(st.stderr, e.Error())
+			}
+			return usageError{err: fmt.Errorf("%s: %d problem(s); nothing was run", planPath, len(list)), hint: "plans/README.md describes every field"}
+		}
+		return err
+	}
+	if *check {
+		fmt.Fprintf(st.stdout, "%s: ok: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
+			planPath, len(plan.Implementations), len(plan.Workloads), len(plan.Load.Levels), plan.Trials)
+		return nil
+	}
+	rn := &lab.Runner{
+		Root:       root,
+		ResultsDir: *results,
+		Progress:   st.stderr,
+		TTY:        st.stderrTTY,
+		Command:    "showdown run " + strings.Join(args, " "),
+	}
+	dir, rec, err := rn.Run(st.ctx, plan)
+	if rec != nil {
+		fmt.Fprintln(st.stdout)
+		lab.WriteTables(st.stdout, rec)
+	}
+	if dir != "" {
+		fmt.Fprintf(st.stdout, "\nresults: %s\n", dir)
+	}
+	if st.ctx.Err() != nil {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted; what was measured is in the results folder")}
+	}
+	if err != nil {
+		return err
+	}
+	if n := problems(rec); n > 0 {
+		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, lab.SummaryFile))}
+	}
+	return nil
+}
+
+// problems counts failed service runs and invariant violations.
+func problems(r *lab.Run) int {
+	n := 0
+	for _, sr := range r.Services {
+		if sr.Status != "ok" {
+			n++
+		}
+		for _, l := range sr.Levels {
+			n += len(l.Violations)
+		}
+	}
+	return n
+}

@@ -1,0 +1,203 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/showdownlab/showdown/load"
+)
+
+// progress shows where a plan run is: a live status line on a terminal
+// (implementation, workload, level, trial, elapsed and remaining, live
+// rate, errors and p99), plain lines otherwise.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	tty      bool
+	plan     *Plan
+	start    time.Time
+	total    int // levels in the whole plan
+	done     int // levels finished or skipped
+	where    string
+	stage    string
+	phaseEnd time.Time
+	last     load.Progress
+	drawn    bool
+}
+
+func newProgress(w io.Writer, tty bool, p *Plan) *progress {
+	if w == nil {
+		w = io.Discard
+	}
+	n := len(p.Implementations) * len(p.Workloads) * len(p.Load.Levels) * p.Trials
+	return &progress{w: w, tty: tty, plan: p, start: time.Now(), total: n}
+}
+
+// line prints a message, keeping the live line below it on a terminal.
+func (pr *progress) line(msg string) {
+	if pr == nil {
+		return
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.clear()
+	fmt.Fprintln(pr.w, msg)
+	pr.draw()
+}
+
+func (pr *progress) service(impl, workload string, trial int) {
+	pr.mu.Lock()
+	pr.where = fmt.Sprintf("%s · %s · trial %d/%d", workload, impl, trial, pr.plan.Trials)
+	pr.stage, pr.last = "starting", load.Progress{}
+	pr.phaseEnd = time.Time{}
+	pr.mu.Unlock()
+	pr.line(fmt.Sprintf("%s: starting", pr.where))
+}
+
+// phase announces a timed phase such as the warm-up or a level.
+func (pr *progress) phase(name string, d time.Duration) {
+	pr.mu.Lock()
+	pr.stage, pr.phaseEnd, pr.last = name, time.Now().Add(d), load.Progress{}
+	pr.mu.Unlock()
+}
+
+func (pr *progress) level(level int, d time.Duration) {
+	pr.phase(fmt.Sprintf("%d %s", level, pr.unit()), d)
+	if !pr.tty {
+		pr.line(fmt.Sprintf("%s: %d %s for %v", pr.where, level, pr.unit(), d))
+	}
+}
+
+func (pr *progress) unit() string {
+	if pr.plan.Load.Model == "open" {
+		return "req/s"
+	}
+	return "users"
+}
+
+// result prints the outcome of a level and counts it done.
+func (pr *progress) result(lr *LevelRun) {
+	pr.mu.Lock()
+	pr.done++
+	pr.mu.Unlock()
+	if lr.Status != "ok" {
+		pr.line(fmt.Sprintf("%s: %d %s: FAILED: %s", pr.where, lr.Level, pr.unit(), lr.Reason))
+		return
+	}
+	t := lr.Total
+	msg := fmt.Sprintf("%s: %d %s: %s req/s, p50 %s, p99 %s, errors %.2f%%, CPU %.0f%%, RSS %s",
+		pr.where, lr.Level, pr.unit(), fmtCount(t.Throughput), fmtMs(t.Latency.P50), fmtMs(t.Latency.P99),
+		t.ErrorPercent, lr.Service.CPUMean, fmtBytes(lr.Service.RSSPeakBytes))
+	if len(lr.Violations) > 0 {
+		msg += fmt.Sprintf(", %d INVARIANT FAILURES", len(lr.Violations))
+	}
+	pr.line(msg)
+}
+
+// skip counts levels that will not run.
+func (pr *progress) skip(n int) {
+	if pr == nil {
+		return
+	}
+	pr.mu.Lock()
+	pr.done += n
+	pr.mu.Unlock()
+}
+
+// onProgress receives the engine's per-second progress.
+func (pr *progress) onProgress(p load.Progress) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.last = p
+	if pr.tty {
+		pr.clear()
+		pr.draw()
+	}
+}
+
+func (pr *progress) close() {
+	if pr == nil {
+		return
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.clear()
+}
+
+// clear erases the live line; callers hold mu.
+func (pr *progress) clear() {
+	if pr.tty && pr.drawn {
+		fmt.Fprint(pr.w, "\r\033[K")
+		pr.drawn = false
+	}
+}
+
+// draw writes the live line; callers hold mu.
+func (pr *progress) draw() {
+	if !pr.tty || pr.where == "" {
+		return
+	}
+	elapsed := time.Since(pr.start).Truncate(time.Second)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%d/%d levels, %v elapsed, %s left] %s · %s", pr.done, pr.total, elapsed, pr.eta(), pr.where, pr.stage)
+	if !pr.phaseEnd.IsZero() {
+		if left := time.Until(pr.phaseEnd); left > 0 {
+			fmt.Fprintf(&b, " (%ds left)", int(left.Seconds()+0.5))
+		}
+	}
+	if p := pr.last; p.Requests > 0 {
+		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", fmtCount(p.Rate), p.Errors, fmtMs(float64(p.P99)/1e6))
+	}
+	fmt.Fprint(pr.w, b.String())
+	pr.drawn = true
+}
+
+// eta estimates the time left from the pace so far, or from the plan's
+// durations before any level has finished.
+func (pr *progress) eta() string {
+	left := pr.total - pr.done
+	if left <= 0 {
+		return "0s"
+	}
+	var per time.Duration
+	if pr.done > 0 {
+		per = time.Since(pr.start) / time.Duration(pr.done)
+	} else {
+		l := pr.plan.Load
+		per = time.Duration(l.Duration) + time.Duration(l.Warmup)/time.Duration(len(l.Levels)) + 5*time.Second
+	}
+	return "~" + (per * time.Duration(left)).Truncate(time.Second).String()
+}
+
+func fmtCount(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func fmtMs(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return fmt.Sprintf("%.2fs", ms/1000)
+	case ms >= 10:
+		return fmt.Sprintf("%.0fms", ms)
+	}
+	return fmt.Sprintf("%.2fms", ms)
+}
+
+func fmtBytes(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", b>>10)
+}

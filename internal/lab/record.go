@@ -1,0 +1,152 @@
+package lab
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/load"
+)
+
+// RunFile is the index of a results folder: everything about the run, and
+// one record per implementation x workload x trial with its levels.
+const RunFile = "run.json"
+
+// Run is the record of a whole plan run, written to run.json.
+type Run struct {
+	// Version of this format (1).
+	Version int `json:"version"`
+	// Command reproduces the run.
+	Command string  `json:"command"`
+	Plan    *Plan   `json:"plan"`
+	Machine Machine `json:"machine"`
+	// Placement is the CPU placement actually applied.
+	Placement Placement `json:"placement"`
+	// Limits is what the service limits actually were.
+	Limits cgroup.Applied `json:"limits"`
+	Start  time.Time      `json:"start"`
+	End    time.Time      `json:"end"`
+	// Interrupted reports a run stopped by a signal; what was measured
+	// until then is kept.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Builds holds one entry per service.
+	Builds map[string]*Build `json:"builds"`
+	// Databases describes the database servers and their data.
+	Databases DatabaseInfo `json:"databases"`
+	// Services holds one record per implementation x workload x trial, in
+	// the order they ran.
+	Services []*ServiceRun `json:"services"`
+	// Warnings are doubts about the run as a whole.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Build is what building one service did.
+type Build struct {
+	Cached        bool    `json:"cached"`
+	Seconds       float64 `json:"seconds"`
+	ArtifactBytes int64   `json:"artifact_bytes"`
+	Error         string  `json:"error,omitempty"`
+	LogTail       string  `json:"log_tail,omitempty"`
+}
+
+// DatabaseInfo records the database servers' settings and data.
+type DatabaseInfo struct {
+	Postgres       bool    `json:"postgres"`
+	MariaDB        bool    `json:"mariadb"`
+	MaxConnections int     `json:"max_connections"`
+	SKURows        int     `json:"sku_rows,omitempty"`
+	SKUIndex       bool    `json:"sku_index"`
+	Seed           int64   `json:"seed"`
+	PrepareSeconds float64 `json:"prepare_seconds"`
+	KnownSKUs      []int64 `json:"known_skus,omitempty"`
+}
+
+// ServiceRun is one start of one implementation for one workload in one
+// trial: startup, warm-up and every level.
+type ServiceRun struct {
+	Implementation string `json:"implementation"`
+	Service        string `json:"service"`
+	Variant        string `json:"variant,omitempty"`
+	Workload       string `json:"workload"`
+	Trial          int    `json:"trial"`
+	// Dir is the folder of this record, relative to the results folder.
+	Dir string `json:"dir"`
+	// Status is "ok" or "failed"; a failed run keeps what it measured.
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	LogTail string `json:"log_tail,omitempty"`
+	// StartupSeconds is from process start to the first healthy answer.
+	StartupSeconds float64 `json:"startup_seconds"`
+	// RSS of the service tree at idle (after start), after warm-up and
+	// after the last level, as the sources reported.
+	RSSIdleBytes  uint64      `json:"rss_idle_bytes"`
+	RSSWarmBytes  uint64      `json:"rss_after_warmup_bytes"`
+	RSSAfterBytes uint64      `json:"rss_after_load_bytes"`
+	ArtifactBytes int64       `json:"artifact_bytes"`
+	ExitCode      int         `json:"exit_code"`
+	Levels        []*LevelRun `json:"levels"`
+}
+
+// LevelRun is one load level of a ServiceRun.
+type LevelRun struct {
+	Level int    `json:"level"`
+	Dir   string `json:"dir"`
+	// Status is "ok", "failed" (the service died or the run could not
+	// measure) or "skipped" (an earlier step failed).
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	// Total is the aggregate row over all steps.
+	Total        load.LabelStats `json:"total"`
+	TargetRate   float64         `json:"target_rate,omitempty"`
+	AchievedRate float64         `json:"achieved_rate"`
+	Late         int64           `json:"late_sends,omitempty"`
+	Dropped      int64           `json:"dropped_sends,omitempty"`
+	// Service, Database and Generator summarize the per-second samples.
+	Service   Resources `json:"service"`
+	Database  Resources `json:"database"`
+	Generator Resources `json:"generator"`
+	// GeneratorCPUs is how many CPUs the generator could use.
+	GeneratorCPUs int `json:"generator_cpus"`
+	// Violations are invariant failures found in the database afterwards.
+	Violations []db.Violation `json:"violations,omitempty"`
+	Warnings   []string       `json:"warnings,omitempty"`
+}
+
+// Resources summarizes a process tree's samples over a level.
+type Resources struct {
+	CPUMean       float64 `json:"cpu_percent_mean"`
+	CPUMax        float64 `json:"cpu_percent_max"`
+	RSSPeakBytes  uint64  `json:"rss_peak_bytes"`
+	ThreadsMax    int     `json:"threads_max"`
+	FDsMax        int     `json:"fds_max"`
+	CtxSwitchesPS float64 `json:"ctx_switches_per_s"`
+}
+
+// WriteRun stores r as run.json in dir, atomically.
+func WriteRun(dir string, r *Run) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, RunFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, RunFile))
+}
+
+// ReadRun reads run.json from a results folder.
+func ReadRun(dir string) (*Run, error) {
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
