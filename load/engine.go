@@ -65,7 +65,6 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 		return nil, errors.New("scenario has no steps")
 	}
 	run := &run{a: a, sc: sc, steps: steps}
-	cpu0 := processCPU()
 	var sum Summary
 	switch m := m.(type) {
 	case OpenModel:
@@ -76,7 +75,8 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 		return nil, fmt.Errorf("unknown model %T", m)
 	}
 	sum.Version = 1
-	sum.CPUSeconds = (processCPU() - cpu0).Seconds()
+	// CPU is counted from the end of warm-up, like the samples.
+	sum.CPUSeconds = (processCPU() - run.rec.cpu0).Seconds()
 	sum.CPUs = runtime.GOMAXPROCS(0)
 	sum.Interrupted = ctx.Err() != nil
 	sum.Options = a.optionsRecord

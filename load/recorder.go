@@ -40,6 +40,7 @@ type recorder struct {
 	last       time.Time // end of the previous interval
 	curErr     int64
 	intervals  []Interval
+	cpu0       time.Duration // process CPU time at begin
 }
 
 func newRecorder(steps []string, maxReasons int, warmupRequests int) *recorder {
@@ -60,6 +61,7 @@ func newRecorder(steps []string, maxReasons int, warmupRequests int) *recorder {
 func (r *recorder) begin(t time.Time) {
 	r.mu.Lock()
 	r.measuring, r.start, r.last = true, t, t
+	r.cpu0 = processCPU()
 	r.mu.Unlock()
 }
 

@@ -83,15 +83,16 @@ func runAttack(st *state, args []string) error {
 	fs := newFlagSet(st, "attack", attackSynopsis)
 	var f attackFlags
 	f.define(fs)
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
 	record := map[string]string{}
 	fs.Visit(func(fl *flag.Flag) { record[fl.Name] = fl.Value.String() })
-	if fs.NArg() > 0 {
-		record["url"] = fs.Arg(0)
+	if len(pos) > 0 {
+		record["url"] = pos[0]
 	}
-	plan, err := f.plan(fs.Args())
+	plan, err := f.plan(pos)
 	if err != nil {
 		return err
 	}
@@ -325,4 +326,27 @@ func showProgress(w io.Writer, p load.Progress) {
 // resultDir is where a run's files go by default: results/<UTC time>-name.
 func resultDir(name string) string {
 	return filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments ("attack URL --rate 10"), which package flag alone
+// does not allow. It returns the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for n := len(args); n >= 0; n-- { // each pass consumes at least one argument
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return pos, nil
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/load"
+)
+
+func testState(ctx context.Context) (*state, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &state{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }}, &out, &errb
+}
+
+func hello(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			w.WriteHeader(500)
+		}
+		io.WriteString(w, "hello")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestAttackUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"http://x/"}, "choose a model"},                                                           // no model
+		{[]string{"--rate", "10", "--users", "2", "--duration", "1s", "http://x/"}, "exclude"},              // both models
+		{[]string{"--rate", "10", "http://x/"}, "needs one"},                                                // open model without duration
+		{[]string{"--rate", "ten", "--duration", "1s", "http://x/"}, "want a positive number"},              // bad rate
+		{[]string{"--users", "2", "--duration", "1s", "--fail-if", "p99~1s", "http://x/"}, "OP: < <= > >="}, // bad threshold lists the syntax
+		{[]string{"--users", "2", "--duration", "1s", "https://x/"}, "https is not supported"},              // no TLS
+		{[]string{"--users", "2", "--duration", "1s"}, "nothing to attack"},                                 // no URL
+		{[]string{"--users", "2", "--duration", "1s", "--shard", "3/2", "http://x/"}, "shard"},              // bad shard
+	}
+	for _, tt := range tests {
+		st, _, errb := testState(context.Background())
+		if got := run(st, append([]string{"attack"}, tt.args...)); got != exitUsage {
+			t.Errorf("attack %v: exit %d, want %d (stderr %s)", tt.args, got, exitUsage, errb)
+		}
+		if !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("attack %v: stderr %q does not mention %q", tt.args, errb, tt.want)
+		}
+	}
+}
+
+func TestAttackEndToEnd(t *testing.T) {
+	srv := hello(t)
+	dir := t.TempDir()
+	st, out, errb := testState(context.Background())
+	code := run(st, []string{"attack", srv.URL + "/", "--rate", "100/s", "--duration", "1s", "--out", dir,
+		"--latency", "--fail-if", "errors>0", "--fail-if", "GET /:p99>1m"})
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, errb)
+	}
+	for _, want := range []string{"Label", "Samples", "Throughput/s", "GET /", "Detailed percentile spectrum", "threshold errors>0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{load.SummaryFile, load.TimeseriesFile, load.LatencyLogFile, load.ServiceLogFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	s, err := load.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Options["rate"] != "100/s" || s.Total.Samples+s.Dropped != 100 {
+		t.Errorf("summary options %v, samples %d + dropped %d", s.Options, s.Total.Samples, s.Dropped)
+	}
+}
+
+func TestAttackThresholdCrossed(t *testing.T) {
+	srv := hello(t)
+	st, out, errb := testState(context.Background())
+	code := run(st, []string{"attack", "--users", "2", "--iterations", "5", "--fail-if", "errors>10%", srv.URL + "/fail"})
+	if code != exitThresholds {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exitThresholds, errb)
+	}
+	if !strings.Contains(out.String(), "status 500") || !strings.Contains(errb.String(), "threshold crossed: errors>10%") {
+		t.Errorf("stdout %s\nstderr %s", out, errb)
+	}
+}
+
+func TestAttackRefused(t *testing.T) {
+	srv := hello(t)
+	url := srv.URL
+	srv.Close()
+	st, out, errb := testState(context.Background())
+	code := run(st, []string{"attack", "--users", "3", "--duration", "300ms", url})
+	if code != exitFailure || strings.Count(errb.String(), "refused") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit %d and one line about refused connections", code, errb, exitFailure)
+	}
+	if strings.Count(out.String(), "refused") != 1 {
+		t.Errorf("stdout should count refusals on one line:\n%s", out)
+	}
+}
+
+func TestAttackInterrupted(t *testing.T) {
+	srv := hello(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	st, _, errb := testState(ctx)
+	code := run(st, []string{"attack", "--users", "2", "--duration", "1m", "--out", dir, srv.URL})
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exitInterrupted, errb)
+	}
+	s, err := load.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Interrupted || s.Total.Samples == 0 {
+		t.Errorf("summary interrupted=%v samples=%d", s.Interrupted, s.Total.Samples)
+	}
+}
+
+// TestMergeShards runs three shards as separate attacks and merges them.
+func TestMergeShards(t *testing.T) {
+	srv := hello(t)
+	base := t.TempDir()
+	var dirs []string
+	for _, sh := range []string{"1/3", "2/3", "3/3"} {
+		dir := filepath.Join(base, strings.ReplaceAll(sh, "/", "of"))
+		dirs = append(dirs, dir)
+		st, _, errb := testState(context.Background())
+		if code := run(st, []string{"attack", "--users", "7", "--iterations", "3", "--shard", sh, "--out", dir, srv.URL}); code != exitOK {
+			t.Fatalf("shard %s: exit %d: %s", sh, code, errb)
+		}
+	}
+	st, out, errb := testState(context.Background())
+	merged := filepath.Join(base, "merged")
+	if code := run(st, append(dirs, "--out", merged, "--fail-if", "errors>0")); code != exitUsage {
+		t.Errorf("merge without the command name should be unknown: %d", code)
+	}
+	if code := run(st, append(append([]string{"merge"}, dirs...), "--out", merged)); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, errb)
+	}
+	s, err := load.ReadSummary(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Total.Samples != 21 || s.Users != 7 || len(s.Shards) != 3 {
+		t.Errorf("merged samples %d users %d shards %v; want 21, 7, 3 shards\n%s", s.Total.Samples, s.Users, s.Shards, out)
+	}
+}
