@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -118,14 +119,9 @@ func run(getenv func(string) string) error {
 	if cfg.logRequests {
 		requestLog = slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	}
-	mux := http.NewServeMux()
-	registerString(mux)
-	bank{pg, cfg.dbTimeout}.register(mux)
-	users{pg, cfg.dbTimeout}.register(mux)
-	newSKU(my, cfg.dbTimeout).register(mux)
-	mux.Handle("GET /health", health(pg, my))
-	mux.Handle("GET /metrics", promhttp.Handler())
-	handler := observe(mux, newMetrics(prometheus.DefaultRegisterer), requestLog)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	handler := newHandler(pg, my, cfg.dbTimeout, reg, requestLog)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, cfg.port))
 	if err != nil {
@@ -159,6 +155,20 @@ func run(getenv func(string) string) error {
 	}
 	errorLog.Info("stopped")
 	return nil
+}
+
+// newHandler routes every workload, /health and /metrics, wrapped in the
+// metrics, logging and JSON 404/405 layer. A nil pool makes its workloads
+// answer 503 "database not configured"; a nil logger logs no request.
+func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prometheus.Registry, requestLog *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	registerString(mux)
+	bank{pg, dbTimeout}.register(mux)
+	users{pg, dbTimeout}.register(mux)
+	newSKU(my, dbTimeout).register(mux)
+	mux.Handle("GET /health", health(pg, my))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return observe(mux, newMetrics(reg), requestLog)
 }
 
 // healthBody is the answer of a healthy /health.
