@@ -49,3 +49,31 @@ func benchBank(b *testing.B, newIDs bool) {
 		}
 	}
 }
+
+// BenchmarkSkuIteration measures one iteration of the sku scenario: a URL
+// picked from ten ids, and an assertion that compares with the pick.
+func BenchmarkSkuIteration(b *testing.B) {
+	ids := []string{"11", "22", "33", "44", "55", "66", "77", "88", "99", "110"}
+	sc, err := Load("../../workloads/sku/scenario.yaml", Options{BaseURL: "http://127.0.0.1:8080", Lists: map[string][]string{"sku_ids": ids}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := map[string][]byte{}
+	for _, id := range ids {
+		bodies["http://127.0.0.1:8080/sku/"+id] = []byte(`{"id":1,"mem_id":2,"mem_code":"m","sku_id":` + id + `,"sku_code":"c","item":"i","sku_name":"n","sku_abbr":"a"}`)
+	}
+	u := sc.NewUser(1)
+	var req load.Request
+	resp := &load.Response{Status: 200}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		req.Reset()
+		if err := u.Request(i, 0, &req); err != nil {
+			b.Fatal(err)
+		}
+		resp.Body = bodies[req.URL]
+		if err := u.Check(i, 0, resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

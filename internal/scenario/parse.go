@@ -72,6 +72,7 @@ func Parse(filename string, data []byte, opts Options) (*Scenario, error) {
 		})
 		return nil, p.errs
 	}
+	p.s.internURLs()
 	return p.s, nil
 }
 
@@ -246,6 +247,10 @@ func (p *parser) parse(doc *yaml.Node) {
 		return
 	}
 	root := resolve(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		p.errAt(root, "", "a scenario is a mapping with at least steps:; see docs/scenarios.md", "want a mapping (key: value lines), got %s", describe(root))
+		return
+	}
 	_, top := p.mapping(root, "", topKeys)
 	s := p.s
 	s.name = strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
@@ -260,6 +265,9 @@ func (p *parser) parse(doc *yaml.Node) {
 	p.baseURL(top)
 	p.vars(top)
 	setupNode, stepsNode := top["setup"], top["steps"]
+	if stepsNode.k == nil {
+		stepsNode.k = root
+	}
 	setupList := p.stepList(setupNode, "setup", false)
 	stepList := p.stepList(stepsNode, "steps", true)
 	p.collectCaptures(setupList, "setup", true)

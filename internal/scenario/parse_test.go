@@ -38,7 +38,9 @@ func TestParseErrors(t *testing.T) {
 		// An empty file says what a scenario needs.
 		{"empty", "", Options{}, []string{"0:0 : the file is empty"}},
 		// No steps at all.
-		{"no steps", "name: x\n", Options{}, []string{"0:0 steps: a scenario needs at least one step"}},
+		{"no steps", "name: x\n", Options{}, []string{"1:1 steps: a scenario needs at least one step"}},
+		// The file must be a mapping.
+		{"not a mapping", "- a\n- b\n", Options{}, []string{"1:1 : want a mapping (key: value lines), got a list"}},
 		// steps: must be a list.
 		{"steps not a list", "steps: {url: /x}\n", Options{}, []string{`1:8 steps: want a non-empty list of steps, got a mapping`}},
 		// A misspelled top-level key gets a suggestion.

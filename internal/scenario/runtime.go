@@ -118,10 +118,14 @@ func (u *user) request(iter, i int, st *step, req *load.Request) error {
 		if u.buf, err = u.render(u.buf[:0], st.url); err != nil {
 			return err
 		}
-		if string(u.buf) != u.urls[i] {
-			u.urls[i] = string(u.buf)
+		if s, ok := st.urlIntern[string(u.buf)]; ok {
+			req.URL = s
+		} else {
+			if string(u.buf) != u.urls[i] {
+				u.urls[i] = string(u.buf)
+			}
+			req.URL = u.urls[i]
 		}
-		req.URL = u.urls[i]
 	}
 	for j := range st.headers {
 		h := &st.headers[j]

@@ -303,3 +303,26 @@ func TestPause(t *testing.T) {
 		t.Errorf("default labels = %s, want [GET /a GET /b]", got)
 	}
 }
+
+func TestInternedURLs(t *testing.T) {
+	// A URL that varies only with picks is precomputed: every value it can
+	// take, shared by all users; the rendered URL is the same as without.
+	sc := mustParse(t, "vars:\n  a: {pick: [x, y]}\n  b: k\n  c: {pick: [1, 2]}\nsteps:\n  - url: /{{a}}/{{b}}/{{c}}/{{a}}\n  - url: /{{user}}/{{c}}\n", Options{})
+	if got := len(sc.steps[0].urlIntern); got != 4 {
+		t.Errorf("step 0 interned %d URLs, want 4", got)
+	}
+	if sc.steps[1].urlIntern != nil {
+		t.Errorf("step 1 (uses {{user}}) interned URLs, want none")
+	}
+	u := sc.NewUser(1)
+	re := regexp.MustCompile(`^http://h/([xy])/k/[12]/([xy])$`)
+	for i := 0; i < 20; i++ {
+		var req load.Request
+		if err := u.Request(i, 0, &req); err != nil {
+			t.Fatal(err)
+		}
+		if m := re.FindStringSubmatch(req.URL); m == nil || m[1] != m[2] {
+			t.Errorf("URL %q, want one matching %v with the same pick twice", req.URL, re)
+		}
+	}
+}

@@ -91,13 +91,16 @@ type step struct {
 	url      tmpl
 	urlConst string
 	constURL bool
-	headers  []header
-	body     tmpl
-	status   []int // nil: any 2xx
-	json     []jsonCheck
-	contains tmpl // nil: no body_contains
-	captures []capture
-	pause    time.Duration
+	// urlIntern holds every URL the step can produce, when they are few
+	// (see internURLs); nil otherwise.
+	urlIntern map[string]string
+	headers   []header
+	body      tmpl
+	status    []int // nil: any 2xx
+	json      []jsonCheck
+	contains  tmpl // nil: no body_contains
+	captures  []capture
+	pause     time.Duration
 }
 
 // header is one request header whose value is a template.
