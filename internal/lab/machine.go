@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/showdownlab/showdown/internal/service"
 )
 
 // Machine describes where a run happened.
@@ -63,20 +68,34 @@ func DescribeMachine(root string) Machine {
 		m.Cgroup = "v1"
 	}
 	m.Versions["showdown-go"] = runtime.Version()
-	for name, argv := range map[string][]string{
-		"go":       {"go", "version"},
-		"node":     {"node", "--version"},
-		"java":     {"java", "-version"},
-		"mvn":      {"mvn", "--version"},
-		"postgres": {"sh", "-c", "ls -d /usr/lib/postgresql/*/bin/postgres | sort -V | tail -1 | xargs -I{} {} --version"},
-		"mariadb":  {"sh", "-c", "(command -v mariadbd || echo /usr/sbin/mariadbd) | xargs -I{} {} --version"},
-	} {
-		m.Versions[name] = firstLine(argv)
+	tools := map[string][]string{
+		"go":   {"go", "version"},
+		"node": {"node", "--version"},
+		"mvn":  {"mvn", "-B", "--version"},
+	}
+	if home, _ := service.FindJDK(21); home != "" {
+		tools["java"] = []string{filepath.Join(home, "bin", "java"), "-version"}
+	}
+	if pgs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres"); len(pgs) > 0 {
+		sort.Strings(pgs)
+		tools["postgres"] = []string{pgs[len(pgs)-1], "--version"}
+	}
+	for _, c := range []string{"mariadbd", "/usr/sbin/mariadbd", "mysqld", "/usr/sbin/mysqld"} {
+		if path, err := exec.LookPath(c); err == nil {
+			tools["mariadb"] = []string{path, "--version"}
+			break
+		}
+	}
+	for name, argv := range tools {
+		m.Versions[name] = ansi.ReplaceAllString(firstLine(argv), "")
 	}
 	m.GitCommit = strings.TrimSpace(output(root, "git", "rev-parse", "HEAD"))
 	m.GitDirty = strings.TrimSpace(output(root, "git", "status", "--porcelain", "--untracked-files=no")) != ""
 	return m
 }
+
+// ansi matches terminal colour codes some tools print even to a pipe.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func firstLine(argv []string) string {
 	out := output("", argv...)

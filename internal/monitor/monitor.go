@@ -66,6 +66,7 @@ type Sampler struct {
 	prev      map[int32]procCounters
 	prevTime  time.Time
 	procs     map[int32]*process.Process
+	buf       []byte
 }
 
 // Option configures a Sampler.
@@ -77,7 +78,7 @@ func RootOnly() Option { return func(s *Sampler) { s.recursive = false } }
 
 // NewSampler returns a Sampler for pid and its descendants.
 func NewSampler(pid int, opts ...Option) *Sampler {
-	s := &Sampler{root: int32(pid), recursive: true, procs: map[int32]*process.Process{}}
+	s := &Sampler{root: int32(pid), recursive: true, procs: map[int32]*process.Process{}, buf: make([]byte, 4096)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -103,8 +104,8 @@ func (s *Sampler) Sample(ctx context.Context) (Sample, error) {
 		if mem, err := p.MemoryInfoWithContext(ctx); err == nil {
 			out.RSSBytes += mem.RSS
 		}
-		if sw, err := p.NumCtxSwitchesWithContext(ctx); err == nil {
-			c.switches = uint64(sw.Voluntary + sw.Involuntary)
+		if sw, ok := ctxSwitches(p.Pid, s.buf); ok {
+			c.switches = sw
 		}
 		if n, err := p.NumThreadsWithContext(ctx); err == nil {
 			out.Threads += int(n)
