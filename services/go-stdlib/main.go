@@ -104,16 +104,14 @@ func run(getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	if pg != nil {
-		defer pg.Close()
-	}
 	my, err := openMySQL(cfg.mysqlURL, cfg.poolSize, cfg.dbTimeout)
 	if err != nil {
+		if pg != nil {
+			pg.Close()
+		}
 		return err
 	}
-	if my != nil {
-		defer my.Close()
-	}
+	defer closePools(pg, my)
 
 	var requestLog *slog.Logger
 	if cfg.logRequests {
@@ -145,7 +143,7 @@ func run(getenv func(string) string) error {
 	case <-ctx.Done():
 	}
 	// Stop accepting, let the requests in flight finish, then the deferred
-	// Close calls close the pools.
+	// closePools closes the pools.
 	stop()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
@@ -169,6 +167,30 @@ func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prom
 	mux.Handle("GET /health", health(pg, my))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return observe(mux, newMetrics(reg), requestLog)
+}
+
+// poolCloseWait bounds closing the pools at exit: pgxpool.Close waits for
+// every borrowed connection, and after a timed-out Shutdown a handler may
+// still hold one.
+const poolCloseWait = time.Second
+
+// closePools closes the pools that exist, waiting at most poolCloseWait.
+func closePools(pg *pgxpool.Pool, my *sql.DB) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if pg != nil {
+			pg.Close()
+		}
+		if my != nil {
+			_ = my.Close()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(poolCloseWait):
+		errorLog.Warn("exit with database connections still borrowed")
+	}
 }
 
 // healthBody is the answer of a healthy /health.
