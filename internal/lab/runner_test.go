@@ -1,0 +1,183 @@
+package lab
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/service"
+)
+
+// testRoot holds the lab's own test services (testdata/services/*).
+func testRoot(t *testing.T) (string, Catalog) {
+	t.Helper()
+	root, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := service.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := Catalog{}
+	for _, m := range ms {
+		cat[m.Name] = m.Workloads
+	}
+	return root, cat
+}
+
+func parseTestPlan(t *testing.T, cat Catalog, text string) *Plan {
+	t.Helper()
+	p, err := ParsePlan("test.yaml", []byte(text), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// noDescendants fails the test if this process still has children a few
+// seconds after a run: every service and database must be gone.
+func noDescendants(t *testing.T) {
+	t.Helper()
+	var left []int32
+	for i := 0; i < 50; i++ {
+		left = monitor.Descendants(int32(os.Getpid()))
+		if len(left) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var names []string
+	for _, pid := range left {
+		b, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "cmdline"))
+		names = append(names, itoa(pid)+" "+strings.ReplaceAll(string(b), "\x00", " "))
+	}
+	t.Errorf("processes left behind:\n%s", strings.Join(names, "\n"))
+}
+
+func itoa(v int32) string { return strconv.Itoa(int(v)) }
+
+func TestRunCatchesBrokenBank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and a service")
+	}
+	root, cat := testRoot(t)
+	p := parseTestPlan(t, cat, `name: broken
+implementations: [broken-bank]
+workloads: [bank]
+load:
+  levels: [2]
+  duration: 2s
+  warmup: 0s
+placement: {}
+`)
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test"}
+	dir, rec, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDescendants(t)
+	if len(rec.Services) != 1 {
+		t.Fatalf("%d service runs, want 1", len(rec.Services))
+	}
+	sr := rec.Services[0]
+	if sr.Status != "ok" {
+		t.Fatalf("service run %s: %s\n%s", sr.Status, sr.Reason, sr.LogTail)
+	}
+	lr := sr.Levels[0]
+	// The broken bank answers every request as the contract says...
+	if lr.Total.Samples == 0 || lr.Total.Errors != 0 {
+		t.Errorf("load: %d samples, %d errors; want samples and no errors", lr.Total.Samples, lr.Total.Errors)
+	}
+	// ...and only the audit of the database finds the wrong ledger.
+	var checks []string
+	for _, v := range lr.Violations {
+		checks = append(checks, v.Check)
+	}
+	if !strings.Contains(strings.Join(checks, ","), "ledger") {
+		t.Errorf("violations %v, want the ledger check to fail", lr.Violations)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "INVARIANT FAILED") {
+		t.Errorf("summary.md does not warn about the invariant:\n%s", md)
+	}
+	back, err := ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Services) != 1 || len(back.Services[0].Levels[0].Violations) == 0 {
+		t.Errorf("run.json lost the violations")
+	}
+}
+
+func TestRunInterruptStopsEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and a service")
+	}
+	root, cat := testRoot(t)
+	p := parseTestPlan(t, cat, `name: interrupted
+implementations: [broken-bank]
+workloads: [bank]
+load:
+  levels: [2, 4]
+  duration: 60s
+  warmup: 0s
+placement: {}
+`)
+	results := t.TempDir()
+	rn := &Runner{Root: root, ResultsDir: results, Command: "go test"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type outcome struct {
+		dir string
+		rec *Run
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		dir, rec, err := rn.Run(ctx, p)
+		done <- outcome{dir, rec, err}
+	}()
+	// Interrupt once the first level is under way.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(results, "*", "runs", "bank", "broken-bank", "trial-1", "level-2"))
+		if len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first level never started")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	cancel()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(45 * time.Second):
+		t.Fatal("Run did not return after the interrupt")
+	}
+	if o.err == nil {
+		t.Error("Run returned no error after an interrupt")
+	}
+	noDescendants(t)
+	back, err := ReadRun(o.dir)
+	if err != nil {
+		t.Fatalf("run.json after an interrupt: %v", err)
+	}
+	if !back.Interrupted {
+		t.Error("run.json does not say the run was interrupted")
+	}
+	if len(back.Services) != 1 || back.Services[0].Levels[0].Total.Samples == 0 {
+		t.Errorf("what was measured before the interrupt was not kept: %+v", back.Services)
+	}
+}

@@ -1,0 +1,91 @@
+// Command server is a deliberately broken bank for the lab's tests: every
+// answer is what the contract asks, so a load test sees no error, but each
+// transfer records one unit more in the ledger than it moved. Only an
+// audit of the database finds it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	// One connection behind a mutex: the fixture needs no pool, and uses
+	// only what the showdown module already depends on.
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close(context.Background())
+	var mu sync.Mutex
+	queryRow := func(ctx context.Context, sql string, args ...any) func(...any) error {
+		return func(dest ...any) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+		}
+	}
+	reply := func(w http.ResponseWriter, status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("POST /client/new/{balance}", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := strconv.ParseInt(r.PathValue("balance"), 10, 64)
+		var id, bal int64
+		err := queryRow(r.Context(), `WITH c AS (INSERT INTO client (balance) VALUES ($1) RETURNING id, balance), d AS (INSERT INTO transaction (from_client_id, to_client_id, amount) SELECT NULL, id, balance FROM c WHERE balance > 0) SELECT id, balance FROM c`, b)(&id, &bal)
+		if err != nil {
+			reply(w, 500, map[string]string{"error": err.Error()})
+			return
+		}
+		reply(w, 200, map[string]int64{"id": id, "balance": bal})
+	})
+	mux.HandleFunc("GET /client/{id}/balance", func(w http.ResponseWriter, r *http.Request) {
+		var bal int64
+		if err := queryRow(r.Context(), `SELECT balance FROM client WHERE id = $1`, r.PathValue("id"))(&bal); err != nil {
+			reply(w, 404, map[string]string{"error": "no such client"})
+			return
+		}
+		reply(w, 200, map[string]int64{"balance": bal})
+	})
+	mux.HandleFunc("POST /transaction", func(w http.ResponseWriter, r *http.Request) {
+		var t struct{ From, To, Amount int64 }
+		var in map[string]int64
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			reply(w, 400, map[string]string{"error": "bad json"})
+			return
+		}
+		t.From, t.To, t.Amount = in["from_client_id"], in["to_client_id"], in["amount"]
+		var id int64
+		// The defect: the ledger row says Amount+1.
+		err := queryRow(r.Context(), `WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id`,
+			t.Amount, t.From, t.Amount, t.To, t.From, t.To, t.Amount+1)(&id)
+		if err != nil {
+			reply(w, 500, map[string]string{"error": err.Error()})
+			return
+		}
+		reply(w, 200, map[string]int64{"id": id, "from_client_id": t.From, "to_client_id": t.To, "amount": t.Amount})
+	})
+	srv := &http.Server{Addr: "127.0.0.1:" + os.Getenv("PORT"), Handler: mux}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Shutdown(context.Background())
+	}()
+	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+		panic(err)
+	}
+}
