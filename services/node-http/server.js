@@ -3,6 +3,15 @@
 // node-http: the showdown contract (workloads/README.md) on node:http.
 // WORKERS=1 (default) serves from this process; WORKERS=N forks a cluster.
 
+// A SIGTERM that arrives while the modules load must still end in a clean
+// exit 0: remember it until the real handlers are installed.
+let stopEarly = false;
+const remember = () => {
+  stopEarly = true;
+};
+process.on('SIGTERM', remember);
+process.on('SIGINT', remember);
+
 const cluster = require('node:cluster');
 const { loadConfig } = require('./lib/config');
 
@@ -12,8 +21,10 @@ if (errors.length > 0) {
   process.exit(2);
 }
 
-if (config.workers > 1 && cluster.isPrimary) {
-  require('./lib/cluster').runPrimary(config);
-} else {
-  require('./lib/serve').serve(config, cluster.isWorker);
-}
+const stop =
+  config.workers > 1 && cluster.isPrimary
+    ? require('./lib/cluster').runPrimary(config)
+    : require('./lib/serve').serve(config, cluster.isWorker);
+process.off('SIGTERM', remember);
+process.off('SIGINT', remember);
+if (stopEarly) stop();

@@ -11,7 +11,10 @@ const { serveClusterMetrics } = require('./metrics');
 /** STOP_MS bounds the wait for the workers after SIGTERM. */
 const STOP_MS = 9500;
 
-/** runPrimary forks config.workers workers and supervises them. */
+/**
+ * runPrimary forks config.workers workers and supervises them; it returns
+ * the function that stops them (also run on SIGTERM and SIGINT).
+ */
 function runPrimary(config) {
   let stopping = false;
   let failed = false;
@@ -28,7 +31,12 @@ function runPrimary(config) {
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (code !== 0) failed = true;
+      // A worker killed by our SIGTERM before it installed its handler was
+      // still starting: it had nothing in flight.
+      if (code !== 0 && signal !== 'SIGTERM') {
+        failed = true;
+        process.stderr.write(`worker ${worker.process.pid} exited with ${code ?? signal} while stopping\n`);
+      }
       if (Object.keys(cluster.workers).length === 0) process.exit(failed ? 1 : 0);
       return;
     }
@@ -59,6 +67,7 @@ function runPrimary(config) {
   process.on('SIGINT', () => stop(0));
 
   for (let i = 0; i < config.workers; i++) cluster.fork();
+  return () => stop(0);
 }
 
 module.exports = { runPrimary };

@@ -36,6 +36,10 @@ function createMetrics({ clustered }) {
     registers: [registry],
   });
 
+  // Constructing an AggregatorRegistry in a worker is what makes prom-client
+  // answer the primary's requests for this worker's metrics.
+  if (clustered) new promClient.AggregatorRegistry(); // eslint-disable-line no-new
+
   function observe(route, status, seconds) {
     requests.inc({ route, status });
     duration.observe({ route }, seconds);

@@ -18,7 +18,8 @@ const DRAIN_MS = 8000;
 /**
  * serve starts the HTTP server of config; clustered says it runs as a
  * cluster worker. On SIGTERM or SIGINT it stops accepting, finishes the
- * requests in flight, closes the pools and exits 0.
+ * requests in flight, closes the pools and exits 0. It returns that
+ * shutdown function.
  */
 function serve(config, clustered) {
   // The service's own failures go to stderr, synchronously (they are rare).
@@ -31,7 +32,10 @@ function serve(config, clustered) {
     ? pino({ base: { pid: process.pid } }, pino.destination({ dest: 1, sync: clustered }))
     : null;
 
-  const onPoolError = (err) => errorLog.warn({ err }, 'idle database connection lost; the pool reconnects on demand');
+  // An idle pooled connection that dies (a restarted server) is dropped by
+  // the pool, which reconnects on demand; say so once per connection.
+  const onPoolError = (err) =>
+    errorLog.warn({ code: err.code, error: err.message }, 'idle PostgreSQL connection lost; the pool reconnects on demand');
   const pgPool = config.databaseUrl ? createPgPool(config.databaseUrl, config.poolSize, onPoolError) : null;
   const mysqlPool = config.mysqlUrl ? createMysqlPool(config.mysqlUrl, config.poolSize) : null;
   const metrics = createMetrics({ clustered });
@@ -55,6 +59,11 @@ function serve(config, clustered) {
   const shutdown = () => {
     if (app.state.closing) return;
     app.state.closing = true;
+    if (!server.listening) {
+      // Nothing was served yet: no request can be in flight.
+      Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]).then(() => process.exit(0));
+      return;
+    }
     // Requests in flight answer with Connection: close; idle keep-alive
     // connections are closed now; whatever still hangs after DRAIN_MS is cut.
     const cut = setTimeout(() => {
@@ -72,7 +81,7 @@ function serve(config, clustered) {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  return server;
+  return shutdown;
 }
 
 const STATUS_LINE = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
