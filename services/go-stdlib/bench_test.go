@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // /uppercase (routing, metrics, decoding, upper-casing, encoding) without
 // the network.
 func BenchmarkUppercase(b *testing.B) {
-	h := newHandler(nil, nil, time.Second, prometheus.NewRegistry(), nil)
+	h := newHandler(nil, nil, time.Second, prometheus.NewRegistry(), nil, new(atomic.Bool))
 	b.ReportAllocs()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/uppercase", strings.NewReader(`{"s":"hello world"}`))

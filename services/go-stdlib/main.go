@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,9 +26,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// shutdownGrace is how long in-flight requests get after SIGTERM; the
-// contract allows 10 s in all, pools included.
-const shutdownGrace = 8 * time.Second
+// Shutdown timing. The contract allows 10 s from SIGTERM to exit, pools
+// included: drainWindow + shutdownGrace + poolCloseWait stays under it.
+const (
+	// drainWindow is how long, after SIGTERM, the server keeps serving the
+	// connections it has (answering with "Connection: close") before
+	// http.Server.Shutdown closes the idle ones. Shutdown alone closes a
+	// keep-alive connection as idle even when a request already sits unread
+	// in its socket buffer (its goroutine not yet scheduled), and the client
+	// gets a reset for a request it sent well before the signal.
+	drainWindow = 500 * time.Millisecond
+	// shutdownGrace is how long requests in flight then get to finish.
+	shutdownGrace = 7500 * time.Millisecond
+)
 
 // errorLog reports what is not a request log: start, stop and bugs. It
 // writes to stderr so stdout holds request logs only.
@@ -119,7 +130,8 @@ func run(getenv func(string) string) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	handler := newHandler(pg, my, cfg.dbTimeout, reg, requestLog)
+	var draining atomic.Bool // set at SIGTERM
+	handler := newHandler(pg, my, cfg.dbTimeout, reg, requestLog, &draining)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, cfg.port))
 	if err != nil {
@@ -142,9 +154,13 @@ func run(getenv func(string) string) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Stop accepting, let the requests in flight finish, then the deferred
+	// Stop accepting; ask every client still connected to close after its
+	// next answer; then let the requests in flight finish. The deferred
 	// closePools closes the pools.
 	stop()
+	draining.Store(true)
+	_ = ln.Close()
+	time.Sleep(drainWindow)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -158,7 +174,9 @@ func run(getenv func(string) string) error {
 // newHandler routes every workload, /health and /metrics, wrapped in the
 // metrics, logging and JSON 404/405 layer. A nil pool makes its workloads
 // answer 503 "database not configured"; a nil logger logs no request.
-func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prometheus.Registry, requestLog *slog.Logger) http.Handler {
+// Once draining is set, every answer asks the client to close the
+// connection.
+func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prometheus.Registry, requestLog *slog.Logger, draining *atomic.Bool) http.Handler {
 	mux := http.NewServeMux()
 	registerString(mux)
 	bank{pg, dbTimeout}.register(mux)
@@ -166,7 +184,7 @@ func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prom
 	newSKU(my, dbTimeout).register(mux)
 	mux.Handle("GET /health", health(pg, my))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	return observe(mux, newMetrics(reg), requestLog)
+	return observe(mux, newMetrics(reg), requestLog, draining)
 }
 
 // poolCloseWait bounds closing the pools at exit: pgxpool.Close waits for

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,10 +68,14 @@ func routeLabel(pattern string) string {
 
 // observe wraps the mux: it counts and times every request, logs it when
 // logger is not nil, and turns the mux's plain-text 404 and 405 answers
-// into JSON ones.
-func observe(mux *http.ServeMux, m *metrics, logger *slog.Logger) http.Handler {
+// into JSON ones. Once draining is set it answers with "Connection: close",
+// so keep-alive clients leave before the server shuts down.
+func observe(mux *http.ServeMux, m *metrics, logger *slog.Logger, draining *atomic.Bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
 		rw := &recorder{ResponseWriter: w, req: r}
 		if !isCleanPath(r.URL.EscapedPath()) {
 			// The mux would redirect /client/../balance to /balance; the

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func newTestServer(t *testing.T, pgURL, myURL string, logs io.Writer) *httptest.
 	if logs != nil {
 		logger = slog.New(slog.NewJSONHandler(logs, nil))
 	}
-	srv := httptest.NewServer(newHandler(pg, my, 2*time.Second, prometheus.NewRegistry(), logger))
+	srv := httptest.NewServer(newHandler(pg, my, 2*time.Second, prometheus.NewRegistry(), logger, new(atomic.Bool)))
 	t.Cleanup(func() {
 		srv.Close()
 		if pg != nil {
@@ -49,6 +50,7 @@ type response struct {
 	status int
 	header http.Header
 	body   string
+	close  bool // the server said it closes the connection
 }
 
 func do(t *testing.T, method, url string, body io.Reader) response {
@@ -66,7 +68,7 @@ func do(t *testing.T, method, url string, body io.Reader) response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return response{res.StatusCode, res.Header, string(b)}
+	return response{res.StatusCode, res.Header, string(b), res.Close}
 }
 
 func TestContractWithoutDatabase(t *testing.T) {
@@ -213,5 +215,20 @@ func TestDatabaseDown(t *testing.T) {
 	}
 	if res := do(t, "POST", srv.URL+"/uppercase", strings.NewReader(`{"s":"ok"}`)); res.status != 200 {
 		t.Errorf("/uppercase with the database down: %d, want 200", res.status)
+	}
+}
+
+func TestDrainingClosesConnections(t *testing.T) {
+	draining := new(atomic.Bool)
+	srv := httptest.NewServer(newHandler(nil, nil, time.Second, prometheus.NewRegistry(), nil, draining))
+	defer srv.Close()
+	res := do(t, "GET", srv.URL+"/health", nil)
+	if res.close {
+		t.Fatal("Connection: close before draining")
+	}
+	draining.Store(true)
+	res = do(t, "GET", srv.URL+"/health", nil)
+	if res.status != 200 || !res.close {
+		t.Errorf("while draining: status %d, closing %v; want 200 and Connection: close", res.status, res.close)
 	}
 }
