@@ -238,6 +238,13 @@ func (m *Manifest) cached(hash string) bool {
 // last successful build and the artifact is still there.
 func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error) {
 	var res BuildResult
+	// Two showdown processes building one folder at once would corrupt
+	// its artifact (a half-written jar): builds of a folder take turns.
+	unlock, err := m.lockBuild(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	hash, err := m.SourceHash()
 	if err != nil {
 		return res, fmt.Errorf("build of %s: hashing sources: %w", m.Name, err)
@@ -284,6 +291,34 @@ func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error
 	return res, nil
 }
 
+// lockBuild takes an exclusive flock on the service's build lock file,
+// waiting for another build of the same folder to finish.
+func (m *Manifest) lockBuild(ctx context.Context) (unlock func(), err error) {
+	if err := os.MkdirAll(stampDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("build of %s: %w", m.Name, err)
+	}
+	f, err := os.OpenFile(strings.TrimSuffix(m.stampFile(), ".stamp")+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("build of %s: %w", m.Name, err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("build of %s: lock: %w", m.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // ArtifactBytes returns the artifact's size: a file's size, or the sum of
 // the files in a folder; 0 when there is none.
 func (m *Manifest) ArtifactBytes() int64 {
@@ -326,6 +361,9 @@ func (t *tail) Last(n int) string {
 	return lastLines(t.buf, n)
 }
 
+// maxTailLine is the longest line a log tail shows in full.
+const maxTailLine = 500
+
 func lastLines(b []byte, n int) string {
 	s := strings.TrimRight(string(b), "\n")
 	if s == "" {
@@ -334,6 +372,12 @@ func lastLines(b []byte, n int) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
+	}
+	// A stack trace logged as one JSON line would drown the rest.
+	for i, l := range lines {
+		if len(l) > maxTailLine {
+			lines[i] = strings.ToValidUTF8(l[:maxTailLine], "") + fmt.Sprintf("... (%d bytes)", len(l))
+		}
 	}
 	return strings.Join(lines, "\n")
 }
