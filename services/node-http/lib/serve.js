@@ -4,6 +4,7 @@
 // HTTP server, graceful shutdown.
 
 const http = require('node:http');
+const net = require('node:net');
 const pino = require('pino');
 const { createApp } = require('./app');
 const { createPgPool, createMysqlPool } = require('./db');
@@ -12,8 +13,13 @@ const { createMetrics } = require('./metrics');
 /** KEEP_ALIVE_TIMEOUT_MS keeps idle client connections open between requests. */
 const KEEP_ALIVE_TIMEOUT_MS = 65000;
 
-/** DRAIN_MS is how long SIGTERM waits for requests in flight before closing their connections. */
-const DRAIN_MS = 8000;
+// Shutdown timing, within the contract's 10 s from SIGTERM to exit.
+/** DRAIN_WINDOW_MS is how long idle keep-alive connections stay open after SIGTERM. */
+const DRAIN_WINDOW_MS = 500;
+/** GRACE_MS is how long after SIGTERM requests in flight may take before their connections are cut. */
+const GRACE_MS = 8000;
+/** POOL_CLOSE_MS bounds closing the pools at exit. */
+const POOL_CLOSE_MS = 1000;
 
 /**
  * serve starts the HTTP server of config; clustered says it runs as a
@@ -56,28 +62,38 @@ function serve(config, clustered) {
     }
   });
 
+  const closePools = () =>
+    Promise.race([
+      Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]),
+      new Promise((resolve) => setTimeout(resolve, POOL_CLOSE_MS)),
+    ]);
+
   const shutdown = () => {
     if (app.state.closing) return;
     app.state.closing = true;
     if (!server.listening) {
       // Nothing was served yet: no request can be in flight.
-      Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]).then(() => process.exit(0));
+      closePools().then(() => process.exit(0));
       return;
     }
-    // Requests in flight answer with Connection: close; idle keep-alive
-    // connections are closed now; whatever still hangs after DRAIN_MS is cut.
-    const cut = setTimeout(() => {
-      errorLog.warn(`requests still in flight after ${DRAIN_MS} ms; closing their connections`);
-      server.closeAllConnections();
-    }, DRAIN_MS);
-    cut.unref();
-    server.close(async () => {
+    // Stop accepting now, but leave the idle keep-alive connections open
+    // for DRAIN_WINDOW_MS: a request may already sit unread in one, and
+    // closing it would reset a request the client sent before the signal.
+    // (http.Server.close would close them at once; net.Server.close only
+    // stops listening.) Meanwhile every answer carries Connection: close.
+    net.Server.prototype.close.call(server, () => {
       clearTimeout(cut);
-      await Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]);
-      if (requestLog) requestLog.flush();
-      process.exit(0);
+      closePools().then(() => {
+        if (requestLog) requestLog.flush();
+        process.exit(0);
+      });
     });
-    server.closeIdleConnections();
+    const idle = setTimeout(() => server.closeIdleConnections(), DRAIN_WINDOW_MS);
+    const cut = setTimeout(() => {
+      clearTimeout(idle);
+      errorLog.warn(`requests still in flight ${GRACE_MS} ms after SIGTERM; closing their connections`);
+      server.closeAllConnections();
+    }, GRACE_MS);
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
