@@ -66,6 +66,7 @@ public final class Database implements AutoCloseable {
      */
     public ApiException failure(SQLException e) {
         if (unavailable(e)) {
+            log.debug("{} unavailable", name, e);
             return new ApiException(503, name + " unavailable");
         }
         log.error("unexpected {} error", name, e);

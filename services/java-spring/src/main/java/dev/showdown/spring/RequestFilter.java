@@ -16,7 +16,9 @@ import org.springframework.web.servlet.HandlerMapping;
 
 /**
  * RequestFilter wraps every request: it refuses a declared body over 1 MiB with 413 before anything
- * reads it, records the request meters under the matched route pattern ("unmatched" when no route
+ * reads it, answers 404 for a path with a literal dot segment and 400 for one with a ';' (Tomcat and
+ * Spring would otherwise strip ";..." as path parameters, so /client/1;DROP/balance would read client 1),
+ * records the request meters under the matched route pattern ("unmatched" when no route
  * matched) and, when LOG_REQUESTS=true, logs one JSON line per request.
  */
 @Component
@@ -28,6 +30,7 @@ public class RequestFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger("http.request");
     private static final byte[] NOT_FOUND = "{\"error\":\"not found\"}".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] MALFORMED_PATH = "{\"error\":\"malformed path: ';' is not allowed\"}".getBytes(StandardCharsets.UTF_8);
     private static final byte[] TOO_LARGE = "{\"error\":\"request body over 1 MiB\"}".getBytes(StandardCharsets.UTF_8);
 
     private final RequestMetrics metrics;
@@ -47,6 +50,8 @@ public class RequestFilter extends OncePerRequestFilter {
                 write(response, 413, TOO_LARGE);
             } else if (hasDotSegment(request.getRequestURI())) {
                 write(response, 404, NOT_FOUND);
+            } else if (request.getRequestURI().indexOf(';') >= 0) {
+                write(response, 400, MALFORMED_PATH);
             } else {
                 chain.doFilter(request, response);
             }

@@ -16,7 +16,8 @@ import org.springframework.http.HttpStatus;
 /**
  * TomcatConfig makes Tomcat's own error answers JSON too. Requests that Tomcat rejects before any
  * servlet runs (an encoded slash or NUL in the path, a path above the root) get their body from the
- * host's error report valve, which renders HTML unless replaced.
+ * host's error report valve, which renders HTML unless replaced. A path above the root is 404, as
+ * any other path that matches no route.
  */
 @Configuration(proxyBeanMethods = false)
 public class TomcatConfig {
@@ -44,6 +45,12 @@ public class TomcatConfig {
             response.getCoyoteResponse().action(ActionCode.IS_IO_ALLOWED, ioAllowed);
             if (!ioAllowed.get()) {
                 return;
+            }
+            if (status == 400 && RequestFilter.hasDotSegment(request.getCoyoteRequest().requestURI().toString())) {
+                // Tomcat refuses a path whose dot segments climb above the root (/a/../../b) as 400;
+                // to the contract it is a path that matches no route.
+                status = 404;
+                response.setStatus(status);
             }
             HttpStatus s = HttpStatus.resolve(status);
             String message = s == null ? "error " + status : s.getReasonPhrase().toLowerCase();
