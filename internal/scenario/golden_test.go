@@ -57,3 +57,35 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParse(f *testing.F) {
+	// Any file, however broken, parses or gives an ErrorList, never a panic.
+	for _, name := range []string{"broken.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		"vars:\n  a: {pick: [1, &x 2, *x]}\n  b: \"{{a}}{{randint 1 2}}\"\nsetup:\n  - url: /s\n    capture: {s: {header: X}}\nsteps:\n  - method: POST\n    url: /x/{{a}}\n    body: {a: [\"{{b}}\", {c: \"{{s}}\"}], d: *x}\n    expect: {status: [200], json: {$.a: {exists: true}}, body_contains: x}\n    pause: 1s\n",
+		"steps: *a\n", "a: &a [1]\nsteps: *a\n", "steps:\n  - !!binary aGk=\n", "steps: [{url: '{{'}]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("f.yaml", data, Options{BaseURL: "http://h", Lists: map[string][]string{"l": {"1"}}})
+		if err != nil {
+			if _, ok := err.(ErrorList); !ok {
+				t.Fatalf("error %v is a %T", err, err)
+			}
+			return
+		}
+		u := sc.NewUser(1)
+		var req load.Request
+		for i := range sc.Steps() {
+			req.Reset()
+			_ = u.Request(0, i, &req)
+		}
+	})
+}
