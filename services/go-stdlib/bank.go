@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,8 +19,7 @@ const (
 
 // bank serves transfers between clients on PostgreSQL.
 type bank struct {
-	pool    *pgxpool.Pool // nil when DATABASE_URL is unset
-	timeout time.Duration // bound on a request's database work
+	db *postgres // nil when DATABASE_URL is unset
 }
 
 func (b bank) register(mux *http.ServeMux) {
@@ -31,7 +29,7 @@ func (b bank) register(mux *http.ServeMux) {
 }
 
 func (b bank) needsDB(h apiHandler) http.Handler {
-	if b.pool == nil {
+	if b.db == nil {
 		return apiHandler(func(http.ResponseWriter, *http.Request) error { return errNotConfigured })
 	}
 	return h
@@ -66,10 +64,13 @@ func (b bank) createClient(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), b.timeout)
-	defer cancel()
+	conn, ctx, done, err := b.db.acquire(r)
+	if err != nil {
+		return err
+	}
+	defer done()
 	var c clientBody
-	if err := b.pool.QueryRow(ctx, sqlCreateClient, balance).Scan(&c.ID, &c.Balance); err != nil {
+	if err := conn.QueryRow(ctx, sqlCreateClient, balance).Scan(&c.ID, &c.Balance); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, c)
@@ -81,10 +82,13 @@ func (b bank) balance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), b.timeout)
-	defer cancel()
+	conn, ctx, done, err := b.db.acquire(r)
+	if err != nil {
+		return err
+	}
+	defer done()
 	var body balanceBody
-	err = b.pool.QueryRow(ctx, sqlBalance, id).Scan(&body.Balance)
+	err = conn.QueryRow(ctx, sqlBalance, id).Scan(&body.Balance)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return errClientNotFound
 	}
@@ -113,9 +117,12 @@ func (b bank) transfer(w http.ResponseWriter, r *http.Request) error {
 	if t.FromClientID == t.ToClientID {
 		return badRequest("from_client_id and to_client_id must differ")
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), b.timeout)
-	defer cancel()
-	if t.ID, err = b.move(ctx, t.FromClientID, t.ToClientID, t.Amount); err != nil {
+	conn, ctx, done, err := b.db.acquire(r)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if t.ID, err = move(ctx, conn, t.FromClientID, t.ToClientID, t.Amount); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, t)
@@ -126,8 +133,8 @@ func (b bank) transfer(w http.ResponseWriter, r *http.Request) error {
 // ledger id. lock_clients locks both rows in ascending id order, the same
 // order for every transfer, so concurrent transfers never deadlock; the
 // checks then see committed, locked balances.
-func (b bank) move(ctx context.Context, from, to, amount int64) (int64, error) {
-	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+func move(ctx context.Context, conn *pgxpool.Conn, from, to, amount int64) (int64, error) {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return 0, err
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -15,7 +14,7 @@ import (
 // /uppercase (routing, metrics, decoding, upper-casing, encoding) without
 // the network.
 func BenchmarkUppercase(b *testing.B) {
-	h := newHandler(nil, nil, time.Second, prometheus.NewRegistry(), nil, new(atomic.Bool))
+	h := newHandler(nil, nil, prometheus.NewRegistry(), nil, new(atomic.Bool))
 	b.ReportAllocs()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/uppercase", strings.NewReader(`{"s":"hello world"}`))

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -24,10 +26,28 @@ import (
 // that is down costs a request at most this much before its 503.
 const connectTimeout = time.Second
 
+// dbLimits are the time bounds of database work.
+type dbLimits struct {
+	// acquire bounds the wait for a pooled connection, opening one
+	// included: past it the request gets 503. This is what keeps "503
+	// within 3 s" when the database is down or the pool is exhausted.
+	acquire time.Duration
+	// query bounds the statements of one request once it has a
+	// connection: a safety net for a database that hangs, not a deadline
+	// for slow queries (a full-table-scan plan must be slow, not failing).
+	query time.Duration
+}
+
+// postgres is the PostgreSQL pool with the time bounds of its requests.
+type postgres struct {
+	pool   *pgxpool.Pool
+	limits dbLimits
+}
+
 // openPostgres creates the PostgreSQL pool for rawURL (nil when unset). It
 // does not connect: the pool opens connections on demand and keeps them,
 // so the service starts, and recovers, whether or not the database is up.
-func openPostgres(rawURL string, poolSize int) (*pgxpool.Pool, error) {
+func openPostgres(rawURL string, poolSize int, limits dbLimits) (*postgres, error) {
 	if rawURL == "" {
 		return nil, nil
 	}
@@ -39,12 +59,50 @@ func openPostgres(rawURL string, poolSize int) (*pgxpool.Pool, error) {
 	cfg.ConnConfig.ConnectTimeout = connectTimeout
 	// The default statement cache mode prepares each statement once per
 	// connection, then runs it with one round trip: keep it.
-	return pgxpool.NewWithConfig(context.Background(), cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	return &postgres{pool, limits}, nil
+}
+
+// acquire borrows a connection, waiting at most limits.acquire, and
+// returns it with the context its statements run in. The caller calls
+// done when finished, which releases both.
+func (p *postgres) acquire(r *http.Request) (conn *pgxpool.Conn, ctx context.Context, done func(), err error) {
+	actx, cancel := context.WithTimeout(r.Context(), p.limits.acquire)
+	conn, err = p.pool.Acquire(actx)
+	cancel()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel = context.WithTimeout(r.Context(), p.limits.query)
+	return conn, ctx, func() { cancel(); conn.Release() }, nil
+}
+
+// ping checks that the database answers within d.
+func (p *postgres) ping(ctx context.Context, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return p.pool.Ping(ctx)
+}
+
+func (p *postgres) close() { p.pool.Close() }
+
+// mysqlDB is the MariaDB/MySQL pool. database/sql has no bound of its own
+// on the wait for a connection (a context deadline would bound the
+// statement as well), so a semaphore with one slot per pool connection
+// stands in front of it: holding a slot means a connection is free, and
+// the wait for a slot is bounded by limits.acquire.
+type mysqlDB struct {
+	db     *sql.DB
+	slots  chan struct{}
+	limits dbLimits
 }
 
 // openMySQL creates the MariaDB/MySQL pool for rawURL (nil when unset),
 // without connecting.
-func openMySQL(rawURL string, poolSize int, opTimeout time.Duration) (*sql.DB, error) {
+func openMySQL(rawURL string, poolSize int, limits dbLimits) (*mysqlDB, error) {
 	if rawURL == "" {
 		return nil, nil
 	}
@@ -53,10 +111,13 @@ func openMySQL(rawURL string, poolSize int, opTimeout time.Duration) (*sql.DB, e
 		return nil, fmt.Errorf("MYSQL_URL: %w (want mysql://user:password@host:port/dbname)", err)
 	}
 	cfg.Timeout = connectTimeout
-	// Backstops for a database that stops answering on an open connection;
-	// the request's context deadline normally ends the wait first.
-	cfg.ReadTimeout = opTimeout + 2*time.Second
-	cfg.WriteTimeout = opTimeout + 2*time.Second
+	// Safety nets for a database that stops answering on an open
+	// connection, like the query context.
+	cfg.ReadTimeout = limits.query
+	cfg.WriteTimeout = limits.query
+	// The driver logs dropped connections itself: send that through slog
+	// to stderr like the service's other non-request messages.
+	cfg.Logger = slog.NewLogLogger(errorLog.Handler(), slog.LevelWarn)
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("MYSQL_URL: %w", err)
@@ -65,8 +126,39 @@ func openMySQL(rawURL string, poolSize int, opTimeout time.Duration) (*sql.DB, e
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize) // keep every connection once opened
 	db.SetConnMaxLifetime(time.Hour)
-	return db, nil
+	return &mysqlDB{db: db, slots: make(chan struct{}, poolSize), limits: limits}, nil
 }
+
+// errNoConnection is the pool wait running out; it reads as unavailable.
+var errNoConnection = fmt.Errorf("no database connection free in time: %w", context.DeadlineExceeded)
+
+// acquire takes a slot, waiting at most wait, and returns the context the
+// statements run in. The caller calls done when finished.
+func (m *mysqlDB) acquire(ctx context.Context, wait, run time.Duration) (context.Context, func(), error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case m.slots <- struct{}{}:
+	case <-t.C:
+		return nil, nil, errNoConnection
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	qctx, cancel := context.WithTimeout(ctx, run)
+	return qctx, func() { cancel(); <-m.slots }, nil
+}
+
+// ping checks that the database answers within d.
+func (m *mysqlDB) ping(ctx context.Context, d time.Duration) error {
+	ctx, done, err := m.acquire(ctx, d, d)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return m.db.PingContext(ctx)
+}
+
+func (m *mysqlDB) close() { _ = m.db.Close() }
 
 // mysqlConfig turns mysql://user:password@host:port/dbname into the
 // driver's configuration (its DSN format is not a URL).

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,7 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -59,7 +57,7 @@ type config struct {
 	mysqlURL    string
 	poolSize    int
 	logRequests bool
-	dbTimeout   time.Duration
+	limits      dbLimits
 }
 
 // loadConfig reads and checks the environment, reporting every mistake at once.
@@ -86,12 +84,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 	} else {
 		c.logRequests = b
 	}
-	timeout := orDefault(getenv("DB_TIMEOUT"), "2s")
-	if d, err := time.ParseDuration(timeout); err != nil || d <= 0 {
-		errs = append(errs, fmt.Errorf("DB_TIMEOUT=%q: want a positive duration such as 2s", timeout))
-	} else {
-		c.dbTimeout = d
+	duration := func(name, def string) time.Duration {
+		v := orDefault(getenv(name), def)
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive duration such as %s", name, v, def))
+		}
+		return d
 	}
+	c.limits.acquire = duration("DB_ACQUIRE_TIMEOUT", "2s")
+	c.limits.query = duration("DB_QUERY_TIMEOUT", "30s")
 	return c, errors.Join(errs...)
 }
 
@@ -111,14 +113,14 @@ func run(getenv func(string) string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 
-	pg, err := openPostgres(cfg.databaseURL, cfg.poolSize)
+	pg, err := openPostgres(cfg.databaseURL, cfg.poolSize, cfg.limits)
 	if err != nil {
 		return err
 	}
-	my, err := openMySQL(cfg.mysqlURL, cfg.poolSize, cfg.dbTimeout)
+	my, err := openMySQL(cfg.mysqlURL, cfg.poolSize, cfg.limits)
 	if err != nil {
 		if pg != nil {
-			pg.Close()
+			pg.close()
 		}
 		return err
 	}
@@ -131,7 +133,7 @@ func run(getenv func(string) string) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var draining atomic.Bool // set at SIGTERM
-	handler := newHandler(pg, my, cfg.dbTimeout, reg, requestLog, &draining)
+	handler := newHandler(pg, my, reg, requestLog, &draining)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, cfg.port))
 	if err != nil {
@@ -176,12 +178,12 @@ func run(getenv func(string) string) error {
 // answer 503 "database not configured"; a nil logger logs no request.
 // Once draining is set, every answer asks the client to close the
 // connection.
-func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prometheus.Registry, requestLog *slog.Logger, draining *atomic.Bool) http.Handler {
+func newHandler(pg *postgres, my *mysqlDB, reg *prometheus.Registry, requestLog *slog.Logger, draining *atomic.Bool) http.Handler {
 	mux := http.NewServeMux()
 	registerString(mux)
-	bank{pg, dbTimeout}.register(mux)
-	users{pg, dbTimeout}.register(mux)
-	newSKU(my, dbTimeout).register(mux)
+	bank{pg}.register(mux)
+	users{pg}.register(mux)
+	newSKU(my).register(mux)
 	mux.Handle("GET /health", health(pg, my))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return observe(mux, newMetrics(reg), requestLog, draining)
@@ -193,15 +195,15 @@ func newHandler(pg *pgxpool.Pool, my *sql.DB, dbTimeout time.Duration, reg *prom
 const poolCloseWait = time.Second
 
 // closePools closes the pools that exist, waiting at most poolCloseWait.
-func closePools(pg *pgxpool.Pool, my *sql.DB) {
+func closePools(pg *postgres, my *mysqlDB) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if pg != nil {
-			pg.Close()
+			pg.close()
 		}
 		if my != nil {
-			_ = my.Close()
+			my.close()
 		}
 	}()
 	select {
@@ -211,6 +213,9 @@ func closePools(pg *pgxpool.Pool, my *sql.DB) {
 	}
 }
 
+// pingTimeout bounds each database ping of /health.
+const pingTimeout = time.Second
+
 // healthBody is the answer of a healthy /health.
 type healthBody struct {
 	Status string `json:"status"`
@@ -218,21 +223,15 @@ type healthBody struct {
 
 // health answers 200 when every configured database answers a ping within
 // a second; an unset database is not checked.
-func health(pg *pgxpool.Pool, my *sql.DB) apiHandler {
+func health(pg *postgres, my *mysqlDB) apiHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if pg != nil {
-			ctx, cancel := context.WithTimeout(r.Context(), time.Second)
-			err := pg.Ping(ctx)
-			cancel()
-			if err != nil {
+			if err := pg.ping(r.Context(), pingTimeout); err != nil {
 				return &apiError{http.StatusServiceUnavailable, "postgres: " + err.Error()}
 			}
 		}
 		if my != nil {
-			ctx, cancel := context.WithTimeout(r.Context(), time.Second)
-			err := my.PingContext(ctx)
-			cancel()
-			if err != nil {
+			if err := my.ping(r.Context(), pingTimeout); err != nil {
 				return &apiError{http.StatusServiceUnavailable, "mysql: " + err.Error()}
 			}
 		}

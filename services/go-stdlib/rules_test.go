@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -124,15 +125,15 @@ func TestLoadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if c.host != "127.0.0.1" || c.port != "8080" || c.poolSize != 20 || c.logRequests || c.dbTimeout != 2*time.Second {
+	if c.host != "127.0.0.1" || c.port != "8080" || c.poolSize != 20 || c.logRequests || c.limits != (dbLimits{2 * time.Second, 30 * time.Second}) {
 		t.Errorf("defaults = %+v", c)
 	}
-	_, err = loadConfig(env("PORT", "http", "DB_POOL_SIZE", "0", "LOG_REQUESTS", "yes", "DB_TIMEOUT", "2"))
+	_, err = loadConfig(env("PORT", "http", "DB_POOL_SIZE", "0", "LOG_REQUESTS", "yes", "DB_ACQUIRE_TIMEOUT", "2", "DB_QUERY_TIMEOUT", "-1s"))
 	if err == nil {
 		t.Fatal("bad values accepted")
 	}
 	// Every mistake is reported at once.
-	for _, name := range []string{"PORT", "DB_POOL_SIZE", "LOG_REQUESTS", "DB_TIMEOUT"} {
+	for _, name := range []string{"PORT", "DB_POOL_SIZE", "LOG_REQUESTS", "DB_ACQUIRE_TIMEOUT", "DB_QUERY_TIMEOUT"} {
 		if !strings.Contains(err.Error(), name+"=") {
 			t.Errorf("error %q does not name %s", err, name)
 		}
@@ -162,4 +163,25 @@ func statusOf(err error) int {
 		return ae.status
 	}
 	return http.StatusInternalServerError
+}
+
+// TestMySQLSlots checks the bounded wait in front of database/sql: with
+// every slot taken, acquire gives up after its wait with an error that
+// reads as "unavailable" (503), and a released slot is free again.
+func TestMySQLSlots(t *testing.T) {
+	m := &mysqlDB{slots: make(chan struct{}, 1)}
+	_, done, err := m.acquire(context.Background(), time.Second, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = m.acquire(context.Background(), 20*time.Millisecond, time.Second)
+	if !errors.Is(err, errNoConnection) || !dbUnavailable(err) {
+		t.Errorf("acquire on a full pool: %v, want errNoConnection, unavailable", err)
+	}
+	done()
+	_, done, err = m.acquire(context.Background(), time.Second, time.Second)
+	if err != nil {
+		t.Fatalf("acquire after release: %v", err)
+	}
+	done()
 }

@@ -21,11 +21,12 @@ import (
 // unless pgURL or myURL are given.
 func newTestServer(t *testing.T, pgURL, myURL string, logs io.Writer) *httptest.Server {
 	t.Helper()
-	pg, err := openPostgres(pgURL, 4)
+	limits := dbLimits{acquire: 2 * time.Second, query: 5 * time.Second}
+	pg, err := openPostgres(pgURL, 4, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	my, err := openMySQL(myURL, 4, 2*time.Second)
+	my, err := openMySQL(myURL, 4, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,15 +34,10 @@ func newTestServer(t *testing.T, pgURL, myURL string, logs io.Writer) *httptest.
 	if logs != nil {
 		logger = slog.New(slog.NewJSONHandler(logs, nil))
 	}
-	srv := httptest.NewServer(newHandler(pg, my, 2*time.Second, prometheus.NewRegistry(), logger, new(atomic.Bool)))
+	srv := httptest.NewServer(newHandler(pg, my, prometheus.NewRegistry(), logger, new(atomic.Bool)))
 	t.Cleanup(func() {
 		srv.Close()
-		if pg != nil {
-			pg.Close()
-		}
-		if my != nil {
-			_ = my.Close()
-		}
+		closePools(pg, my)
 	})
 	return srv
 }
@@ -220,7 +216,7 @@ func TestDatabaseDown(t *testing.T) {
 
 func TestDrainingClosesConnections(t *testing.T) {
 	draining := new(atomic.Bool)
-	srv := httptest.NewServer(newHandler(nil, nil, time.Second, prometheus.NewRegistry(), nil, draining))
+	srv := httptest.NewServer(newHandler(nil, nil, prometheus.NewRegistry(), nil, draining))
 	defer srv.Close()
 	res := do(t, "GET", srv.URL+"/health", nil)
 	if res.close {

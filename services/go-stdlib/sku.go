@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"net/http"
-	"time"
 )
 
 // sqlGetSKU is the sku statement, verbatim from workloads/sku/queries.sql.
@@ -13,16 +11,15 @@ const sqlGetSKU = `SELECT id, mem_id, mem_code, sku_id, sku_code, item, sku_name
 
 // sku serves the read-heavy lookup on MariaDB/MySQL.
 type sku struct {
-	stmt    *preparedStmt // nil when MYSQL_URL is unset
-	timeout time.Duration // bound on a request's database work
+	db   *mysqlDB      // nil when MYSQL_URL is unset
+	stmt *preparedStmt // the sku statement on db
 }
 
-func newSKU(db *sql.DB, timeout time.Duration) sku {
-	s := sku{timeout: timeout}
-	if db != nil {
-		s.stmt = &preparedStmt{db: db, query: sqlGetSKU}
+func newSKU(db *mysqlDB) sku {
+	if db == nil {
+		return sku{}
 	}
-	return s
+	return sku{db, &preparedStmt{db: db.db, query: sqlGetSKU}}
 }
 
 func (s sku) register(mux *http.ServeMux) {
@@ -50,8 +47,11 @@ func (s sku) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
-	defer cancel()
+	ctx, done, err := s.db.acquire(r.Context(), s.db.limits.acquire, s.db.limits.query)
+	if err != nil {
+		return err
+	}
+	defer done()
 	stmt, err := s.stmt.get(ctx)
 	if err != nil {
 		return err

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The users statements, verbatim from workloads/users/queries.sql.
@@ -21,8 +18,7 @@ const (
 
 // users serves sign-ups on PostgreSQL.
 type users struct {
-	pool    *pgxpool.Pool // nil when DATABASE_URL is unset
-	timeout time.Duration // bound on a request's database work
+	db *postgres // nil when DATABASE_URL is unset
 }
 
 func (u users) register(mux *http.ServeMux) {
@@ -31,7 +27,7 @@ func (u users) register(mux *http.ServeMux) {
 }
 
 func (u users) needsDB(h apiHandler) http.Handler {
-	if u.pool == nil {
+	if u.db == nil {
 		return apiHandler(func(http.ResponseWriter, *http.Request) error { return errNotConfigured })
 	}
 	return h
@@ -65,10 +61,13 @@ func (u users) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), u.timeout)
-	defer cancel()
+	conn, ctx, done, err := u.db.acquire(r)
+	if err != nil {
+		return err
+	}
+	defer done()
 	var id int64
-	if err := u.pool.QueryRow(ctx, sqlCreateUser, email, password).Scan(&id); err != nil {
+	if err := conn.QueryRow(ctx, sqlCreateUser, email, password).Scan(&id); err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/user/"+strconv.FormatInt(id, 10))
@@ -94,10 +93,13 @@ func (u users) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), u.timeout)
-	defer cancel()
+	conn, ctx, done, err := u.db.acquire(r)
+	if err != nil {
+		return err
+	}
+	defer done()
 	var body userBody
-	err = u.pool.QueryRow(ctx, sqlGetUser, id).Scan(&body.ID, &body.Email)
+	err = conn.QueryRow(ctx, sqlGetUser, id).Scan(&body.ID, &body.Email)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("user not found")
 	}
