@@ -2,11 +2,19 @@ package main
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestCheckInt(t *testing.T) {
@@ -184,4 +192,30 @@ func TestMySQLSlots(t *testing.T) {
 		t.Fatalf("acquire after release: %v", err)
 	}
 	done()
+}
+
+func TestDBUnavailable(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&pgconn.PgError{Code: "08006"}, true},                                // connection failure
+		{&pgconn.PgError{Code: "57P01"}, true},                                // admin shutdown (database stopped)
+		{&pgconn.PgError{Code: "53300"}, true},                                // too many connections
+		{&pgconn.PgError{Code: "42P01"}, false},                               // undefined table: a bug
+		{&pgconn.PgError{Code: "23514"}, false},                               // check violation: a bug
+		{&mysql.MySQLError{Number: 1040}, true},                               // too many connections
+		{&mysql.MySQLError{Number: 1146}, false},                              // table does not exist: a bug
+		{fmt.Errorf("query: %w", syscall.ECONNREFUSED), true},                 // refused, wrapped
+		{&net.OpError{Op: "dial", Err: errors.New("no route to host")}, true}, // any network error
+		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},                   // connection cut mid-answer
+		{errNoConnection, true},                                               // pool wait ran out
+		{driver.ErrBadConn, true},                                             // database/sql's broken connection
+		{errors.New("can't scan into dest[0]"), false},                        // a plain bug
+	}
+	for _, tt := range tests {
+		if got := dbUnavailable(tt.err); got != tt.want {
+			t.Errorf("dbUnavailable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
 }
