@@ -43,6 +43,8 @@ func TestTemplates(t *testing.T) {
 		iter int
 		want string
 	}{
+		// An empty body sends none.
+		{"empty body", "steps:\n  - method: POST\n    url: /x\n    body:\n", Options{}, 1, 0, "POST http://h/x"},
 		// Built-ins in a URL.
 		{"user and iter", "steps:\n  - url: /u/{{user}}/i/{{ iter }}\n", Options{}, 7, 3, "GET http://h/u/7/i/3"},
 		// A constant URL and an absolute URL ignore the base.

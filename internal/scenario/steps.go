@@ -151,7 +151,7 @@ func (p *parser) step(n *yaml.Node, field string, r resolver) *step {
 			st.headers = append(st.headers, h)
 		}
 	}
-	if bf, ok := f["body"]; ok {
+	if bf, ok := f["body"]; ok && bf.v.ShortTag() != "!!null" {
 		b := bf.v
 		if b.Kind == yaml.ScalarNode && b.ShortTag() == "!!str" {
 			t, errs := compileTemplate(b.Value, modeText, r)
