@@ -113,6 +113,16 @@ func bankStages(t Target) []stage {
 	table := func() []check { return rows("bank", bankRows(fx)) }
 	after := fixed(
 		check{workload: "bank", name: "bank/balances match the accepted transfers", run: fx.checkBalances},
+		keepAliveCheck("bank", "keep-alive: 400, 404, 409 then 200 on one connection", fx.ready, func() []step {
+			a, b := fx.id("a"), fx.id("b")
+			return []step{
+				{post("/transaction", `{"from_client_id":`+strings.Repeat(" ", 2000)), 400},
+				{get(fmt.Sprintf("/client/%d/balance", a)), 200},
+				{post("/transaction", fmt.Sprintf(`{"from_client_id":%d,"to_client_id":%d,"amount":1}`, a, maxID)), 404},
+				{post("/transaction", fmt.Sprintf(`{"from_client_id":%d,"to_client_id":%d,"amount":1000000000000}`, b, a)), 409},
+				{get(fmt.Sprintf("/client/%d/balance", b)), 200},
+			}
+		}),
 		healthyAfter("bank", func() (request, error) {
 			if err := fx.ready(); err != nil {
 				return request{}, err
@@ -249,6 +259,8 @@ func bankRows(fx *bankFixture) []row {
 		{name: "transfer empty body -> 400", req: transfer(``), status: bad},
 		{name: "transfer truncated body -> 400", req: transfer(`{"from_client_id":` + A + `,"to_client_id":` + B + `,"amo`), status: bad},
 		{name: "transfer trailing garbage -> 400", req: transfer(tx(A, B, "1") + `;DROP TABLE client`), status: bad},
+		{name: "transfer duplicate amount key, the last one invalid -> 400", req: transfer(`{"from_client_id":` + A + `,"to_client_id":` + B + `,"amount":1,"amount":"1"}`), status: bad},
+		{name: "transfer duplicate from key, the last one 0 -> 400", req: transfer(`{"from_client_id":` + A + `,"to_client_id":` + B + `,"amount":1,"from_client_id":0}`), status: bad},
 		{name: "transfer 2 MiB body -> 413", req: transfer(big), status: []int{413}},
 		{name: "GET /transaction -> 405", req: get("/transaction"), status: []int{405}, allow: "POST"},
 		// Reading balances: the fixture's expected value at the time of the row.

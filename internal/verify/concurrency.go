@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -135,7 +136,7 @@ func checkBankConcurrency(ctx context.Context, s *session) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("after %d transfers (%d answered 200, %d 409): %s", sent, accepted, refused, strings.Join(problems, "; "))
 	}
-	return nil
+	return passNote(fmt.Sprintf("%d transfers from %d workers: %d answered 200, %d 409; books balance", sent, concWorkers, accepted, refused))
 }
 
 // transfer posts one transfer over a kept-alive connection. The exchange
@@ -162,4 +163,93 @@ func (s *session) transfer(ctx context.Context, from, to, amount int64) (int, []
 		return 0, nil, ex, fmt.Errorf("transfer %d -> %d of %d: reading the response: %v", from, to, amount, err)
 	}
 	return resp.StatusCode, b, ex, nil
+}
+
+// Bounds of the users concurrency check.
+const (
+	signupWorkers = 20
+	signupMax     = 200
+	signupTime    = 2 * time.Second
+)
+
+// checkUsersConcurrency creates users from many workers at once and
+// proves each 201 got its own id and its own row: reading every id back
+// gives the email that created it.
+func checkUsersConcurrency(ctx context.Context, s *session) error {
+	prefix := fmt.Sprintf("conc-%d-", time.Now().UnixNano())
+	var (
+		mu    sync.Mutex
+		byID  = map[int64]string{}
+		n     int
+		first error
+		ex    exchange
+	)
+	deadline := time.Now().Add(signupTime)
+	var wg sync.WaitGroup
+	for range signupWorkers {
+		wg.Go(func() {
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				mu.Lock()
+				if n >= signupMax || first != nil {
+					mu.Unlock()
+					return
+				}
+				n++
+				email := fmt.Sprintf("%s%d@example.com", prefix, n)
+				mu.Unlock()
+				id, e, err := s.postUser(ctx, email)
+				mu.Lock()
+				if err != nil && first == nil {
+					first, ex = err, e
+				}
+				if err == nil {
+					if other, dup := byID[id]; dup && first == nil {
+						first, ex = fmt.Errorf("%s and %s both got id %d", other, email, id), e
+					}
+					byID[id] = email
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		s.last = ex
+		return first
+	}
+	if len(byID) == 0 {
+		return errors.New("no user was created")
+	}
+	for id, email := range byID {
+		if err := s.readUser(ctx, id, email); err != nil {
+			return fmt.Errorf("after %d concurrent sign-ups: %v", len(byID), err)
+		}
+	}
+	return passNote(fmt.Sprintf("%d users created by %d workers, each read back", len(byID), signupWorkers))
+}
+
+// postUser creates a user over a kept-alive connection.
+func (s *session) postUser(ctx context.Context, email string) (int64, exchange, error) {
+	body := fmt.Sprintf(`{"email":%q,"password":"p"}`, email)
+	ex := exchange{request: "POST /user HTTP/1.1\nContent-Type: application/json\n\n" + body}
+	req, err := http.NewRequestWithContext(ctx, "POST", s.base+"/user", strings.NewReader(body))
+	if err != nil {
+		return 0, ex, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		ex.response = fmt.Sprintf("(no response: %v)", err)
+		return 0, ex, fmt.Errorf("POST /user: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	r := &response{status: resp.StatusCode, header: resp.Header, body: b}
+	ex.response = r.dump()
+	if err := (row{status: []int{201}, body: fields(map[string]any{"id": anyID})}).expect(r); err != nil {
+		return 0, ex, fmt.Errorf("POST /user under concurrency: %v", err)
+	}
+	m, _ := r.object()
+	id, _ := integer(m["id"])
+	return id, ex, nil
 }

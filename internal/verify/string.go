@@ -10,6 +10,16 @@ import (
 func stringStages(t Target) []stage {
 	cs := rows("string", stringRows())
 	cs = append(cs,
+		keepAliveCheck("string", "keep-alive: 400s then 200s on one connection", nil, func() []step {
+			return []step{
+				{post("/uppercase", `{"s":`+strings.Repeat(" ", 3000)+`GET /health HTTP/1.1`), 400},
+				{post("/count", `{"s":"ab"}`), 200},
+				{post("/count", `{"s":""}`), 400},
+				{post("/uppercase", `{"s":"a"}`), 200},
+				{get("/uppercase"), 405},
+				{post("/count", `{"s":"abc"}`), 200},
+			}
+		}),
 		healthyAfter("string", func() (request, error) { return post("/uppercase", `{"s":"still ok"}`), nil }),
 		routeLabelCheck("string", "/uppercase", func() (request, error) { return post("/uppercase", `{"s":"x"}`), nil }),
 		routeLabelCheck("string", "/count", func() (request, error) { return post("/count", `{"s":"x"}`), nil }),
@@ -57,6 +67,8 @@ func stringRows() []row {
 		{name: "no Content-Type -> 200", req: request{method: "POST", path: "/count", body: []byte(`{"s":"ab"}`), noCT: true}, status: ok, body: count(2)},
 		{name: "chunked body -> 200", req: request{method: "POST", path: "/count", body: []byte(`{"s":"abc"}`), chunked: true}, status: ok, body: count(3)},
 		{name: "duplicate key -> last wins or 400", req: post("/uppercase", `{"s":"first","s":"last"}`), status: []int{200, 400}, body: upper("LAST")},
+		{name: "duplicate key, the last one a number -> 400", req: post("/count", `{"s":"ok","s":1}`), status: bad},
+		{name: "duplicate key, the last one empty -> 400", req: post("/uppercase", `{"s":"ok","s":""}`), status: bad},
 		// Unpinned by the contract: any non-5xx, but a 200 must be sane.
 		{name: "lone surrogate escape -> 200 or 400", req: post("/count", `{"s":"\ud800"}`), status: []int{200, 400}, body: count(1)},
 		{name: "invalid UTF-8 bytes -> 200 or 400", req: post("/uppercase", "{\"s\":\"a\xff\xfeb\"}"), status: []int{200, 400}},

@@ -140,6 +140,16 @@ func usersStages(t Target) []stage {
 			_, err := s.createUser(ctx, user("after-"+unique+"@x", "p"))
 			return err
 		}},
+		keepAliveCheck("users", "keep-alive: 400 and 404 then 200 on one connection", fx.ready, func() []step {
+			return []step{
+				{post("/user", `{"email":"nobody","password":"`+strings.Repeat("p", 3000)+`"}`), 400},
+				{get(fmt.Sprintf("/user/%d", fx.id)), 200},
+				{get(fmt.Sprintf("/user/%d", maxID)), 404},
+				{post("/user", `{"email":`), 400},
+				{get(fmt.Sprintf("/user/%d", fx.id)), 200},
+			}
+		}),
+		check{workload: "users", name: "users/concurrent sign-ups get distinct ids and rows", run: checkUsersConcurrency},
 		healthyAfter("users", func() (request, error) {
 			if err := fx.ready(); err != nil {
 				return request{}, err
@@ -200,6 +210,7 @@ func usersRows(id int64, cp256 string) []row {
 		{name: "empty body -> 400", req: p(``), status: bad},
 		{name: "truncated body -> 400", req: p(`{"email":"a@b.c","passw`), status: bad},
 		{name: "trailing garbage -> 400", req: p(`{"email":"a@b.c","password":"p"}}`), status: bad},
+		{name: "duplicate email key, the last one without @ -> 400", req: p(`{"email":"a@b.c","password":"p","email":"nobody"}`), status: bad},
 		{name: "2 MiB body -> 413", req: p(big), status: []int{413}},
 		// Unpinned: any non-5xx; PostgreSQL cannot store a lone surrogate.
 		{name: "lone surrogate in email -> 201 or 400", req: p(`{"email":"\ud800@b.c","password":"p"}`), status: []int{201, 400}},

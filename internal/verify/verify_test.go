@@ -214,6 +214,7 @@ func TestBrokenServerFailsExactly(t *testing.T) {
 		"string/not JSON at all -> 400",
 		"string/100000 nested arrays -> 400",
 		"string/body longer than Content-Length -> 400",
+		"string/keep-alive: 400s then 200s on one connection",
 		// text/plain on /count.
 		"string/count hello -> 200 5",
 		"string/count emoji counts 1",
@@ -229,13 +230,14 @@ func TestBrokenServerFailsExactly(t *testing.T) {
 		// 200 for an empty s.
 		"string/s empty -> 400 (uppercase)",
 		"string/s empty -> 400 (count)",
+		"string/duplicate key, the last one empty -> 400",
 		// A plain-text 404.
 		"unknown path -> 404",
 		"root path -> 404",
 		"unknown path POST -> 404",
 		"health path case differs -> 404",
 		"health trailing slash -> 404",
-		"path traversal /../etc/passwd -> 404",
+		"path traversal /../../etc/passwd -> 404 or 400",
 		"string/POST /uppercase/ -> 404",
 		"string/POST /UPPERCASE -> 404",
 		"string/POST /count/../uppercase -> 404",
