@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/go-sql-driver/mysql"
@@ -16,19 +17,22 @@ type MariaDB struct {
 	s *server
 }
 
+// mariadbDirs is where Debian installs MariaDB's server and its install script.
+var mariadbDirs = []string{"/usr/sbin", "/usr/bin"}
+
 // mariadbBins finds the server and the install script: mariadbd or mysqld
 // on PATH or in /usr/sbin; mariadb-install-db or mysql_install_db.
 func mariadbBins() (server, install string, err error) {
 	missing := &MissingError{
 		What:    "MariaDB server (mariadbd and mariadb-install-db)",
-		Looked:  "PATH, /usr/sbin, /usr/bin",
+		Looked:  strings.Join(mariadbDirs, ", ") + ", PATH",
 		Install: "apt-get install -y mariadb-server",
 	}
-	server, err = lookPath([]string{"mariadbd", "mysqld"}, []string{"/usr/sbin"})
+	server, err = lookPath([]string{"mariadbd", "mysqld"}, mariadbDirs)
 	if err != nil {
 		return "", "", missing
 	}
-	install, err = lookPath([]string{"mariadb-install-db", "mysql_install_db"}, []string{"/usr/bin", "/usr/sbin"})
+	install, err = lookPath([]string{"mariadb-install-db", "mysql_install_db"}, mariadbDirs)
 	if err != nil {
 		return "", "", missing
 	}

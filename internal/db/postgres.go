@@ -26,6 +26,9 @@ const (
 	pgDatabase = "showdown"
 )
 
+// pgLibGlob is where Debian installs PostgreSQL's server binaries.
+var pgLibGlob = "/usr/lib/postgresql/*/bin"
+
 // postgresBin finds the directory holding initdb and postgres:
 // $SHOWDOWN_PG_BIN, then the newest /usr/lib/postgresql/*/bin, then PATH.
 func postgresBin() (string, error) {
@@ -44,7 +47,7 @@ func postgresBin() (string, error) {
 		}
 		looked = append(looked, "$SHOWDOWN_PG_BIN="+d)
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(pgLibGlob)
 	version := func(d string) float64 {
 		v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(d)), 64)
 		return v
@@ -55,7 +58,7 @@ func postgresBin() (string, error) {
 			return d, nil
 		}
 	}
-	looked = append(looked, "/usr/lib/postgresql/*/bin")
+	looked = append(looked, pgLibGlob)
 	if p, err := exec.LookPath("initdb"); err == nil && has(filepath.Dir(p)) {
 		return filepath.Dir(p), nil
 	}

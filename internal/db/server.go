@@ -36,7 +36,7 @@ type server struct {
 	dir      string // the private directory, removed by stop
 	logPath  string // the server's log, inside dir
 	cred     *syscall.Credential
-	stopSig  syscall.Signal                 // clean shutdown signal
+	stopSig  syscall.Signal                    // clean shutdown signal
 	command  func(port int) (string, []string) // binary and arguments for a port
 	ready    func(ctx context.Context, port int) error
 	bindFail []string // log fragments that mean the port was taken
