@@ -293,7 +293,7 @@ func TestConformance(t *testing.T) {
 			start := time.Now()
 			st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
 			code := run(st, []string{"verify", "--service", m.Name, "--health-timeout", "5m"})
-			t.Logf("%s: %s (%s)", m.Name, lastLine(out.String()), time.Since(start).Round(time.Second))
+			t.Logf("%s: %s in %s; progress:\n%s", m.Name, lastLine(out.String()), time.Since(start).Round(time.Second), progressLines(errb.String()))
 			if code != exitOK {
 				var fails []string
 				for _, l := range strings.Split(out.String(), "\n") {
@@ -306,6 +306,18 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// progressLines keeps verify's own progress lines (building, starting,
+// healthy after), not the service output quoted below them.
+func progressLines(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" && !strings.HasPrefix(l, " ") {
+			keep = append(keep, "  "+l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 func lastLine(s string) string {
