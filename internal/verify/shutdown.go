@@ -251,9 +251,9 @@ func (r *shutdownReport) looper(ctx context.Context, s *session, req request, st
 				return
 			default:
 			}
-			o := roundTrip(conn, br, req.method, wire)
+			o, closing := roundTrip(conn, br, req.method, wire)
 			r.add(o)
-			if o.status == 0 || o.err != nil {
+			if o.status == 0 || o.err != nil || closing {
 				break
 			}
 		}
@@ -316,18 +316,19 @@ func (r *shutdownReport) heldRequest(ctx context.Context, s *session, req reques
 	r.add(o)
 }
 
-// roundTrip writes one request and reads its whole response.
-func roundTrip(conn net.Conn, br *bufio.Reader, method string, wire []byte) outcome {
-	o := outcome{started: time.Now(), ex: exchange{request: dump(wire)}}
+// roundTrip writes one request and reads its whole response; closing
+// reports that the server announced it closes the connection.
+func roundTrip(conn net.Conn, br *bufio.Reader, method string, wire []byte) (o outcome, closing bool) {
+	o = outcome{started: time.Now(), ex: exchange{request: dump(wire)}}
 	conn.SetDeadline(time.Now().Add(requestTimeout))
 	if _, err := conn.Write(wire); err != nil {
 		o.err = fmt.Errorf("write: %w", err)
-		return o
+		return o, true
 	}
 	o.wrote = time.Now()
 	res := readOne(br, method)
 	o.status, o.got, o.err, o.ex.response = res.status, res.got, res.err, res.text
-	return o
+	return o, res.closing
 }
 
 type readResult struct {
