@@ -282,6 +282,22 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 	if o.verbose {
 		out = st.stderr
 	}
+	// With several services, one that cannot be built or started is
+	// reported and the others are still checked; with one, it is the error.
+	var broken []string
+	brokenErr := func(m *service.Manifest, err error) error {
+		if len(targets) == 1 || ctx.Err() != nil {
+			return err
+		}
+		fmt.Fprintf(st.stderr, "showdown: %v\n", err)
+		var h interface{ Hint() string }
+		if errors.As(err, &h) && h.Hint() != "" {
+			fmt.Fprintf(st.stderr, "hint: %s\n", h.Hint())
+		}
+		broken = append(broken, m.Name)
+		return nil
+	}
+	built := map[string]bool{}
 	for _, m := range targets {
 		if len(wls[m.Name]) == 0 {
 			continue
@@ -290,8 +306,12 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 		res, err := m.Build(ctx, out)
 		if err != nil {
 			fmt.Fprintln(st.stderr)
-			return err
+			if err := brokenErr(m, err); err != nil {
+				return err
+			}
+			continue
 		}
+		built[m.Name] = true
 		if res.Cached {
 			fmt.Fprintln(st.stderr, " (cached)")
 		} else {
@@ -314,14 +334,25 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 			fmt.Fprintf(st.stderr, "skipping %s: it serves none of %s\n", m.Name, strings.Join(o.workloads, ", "))
 			continue
 		}
+		if !built[m.Name] {
+			continue
+		}
 		if err := verifyOne(st, o, m, wls[m.Name], servers, out, t); err != nil {
-			return err
+			if err := brokenErr(m, err); err != nil {
+				return err
+			}
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	fmt.Fprintln(st.stdout, t.summary())
+	if ctx.Err() != nil {
+		return nil // the deferred check turns this into exitInterrupted
+	}
+	if len(broken) > 0 {
+		return exitError{code: exitFailure, err: fmt.Errorf("could not build or start: %s (errors above)", strings.Join(broken, ", "))}
+	}
 	if derr != nil && o.service == "all" {
 		return exitError{code: exitFailure, err: errors.New("some manifests are invalid (listed above)")}
 	}

@@ -141,6 +141,40 @@ func TestVerifyFailingService(t *testing.T) {
 	}
 }
 
+func TestVerifyAll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a service")
+	}
+	root := tinyTree(t)
+	// A service whose build tool does not exist, and a manifest with a typo.
+	for name, text := range map[string]string{
+		"nobuild": "name: nobuild\nlanguage: x\nworkloads: [string]\nbuild: [[no-such-tool-h8]]\nsources: [x]\nrun: [x]\n",
+		"typo":    "name: typo\nlanguage: x\nworkloads: [string]\nrun: [x]\nknbos: {}\n",
+	} {
+		os.MkdirAll(filepath.Join(root, "services", name), 0o755)
+		os.WriteFile(filepath.Join(root, "services", name, "showdown.yaml"), []byte(text), 0o644)
+	}
+	st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
+	code := run(st, []string{"verify", "--service", "all", "--workload", "string"})
+	// The broken ones make it a failure, yet tiny-bad was still checked.
+	if code != exitFailure {
+		t.Errorf("exit code = %d, want %d\nstderr:\n%s", code, exitFailure, errb)
+	}
+	for _, want := range []string{
+		"typo/showdown.yaml:5: knbos: unknown field",
+		"build of nobuild failed",
+		"hint: no-such-tool-h8 is not installed",
+		"could not build or start: nobuild",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb)
+		}
+	}
+	if !strings.Contains(out.String(), "FAIL tiny-bad: string/uppercase hello") {
+		t.Errorf("stdout lacks tiny-bad's results, named after it:\n%s", out)
+	}
+}
+
 // cancelOnWrite cancels a context at the first write: the first result.
 type cancelOnWrite struct {
 	once   sync.Once
