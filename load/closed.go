@@ -56,7 +56,7 @@ func (r *run) closed(ctx context.Context, m ClosedModel) Summary {
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
 	go func() {
-		r.ticker(stopTick, m.Duration, func() bool { return getStart().IsZero() }, getStart)
+		r.ticker(stopTick, m.Duration)
 		close(tickDone)
 	}()
 

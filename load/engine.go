@@ -151,25 +151,38 @@ func (r *run) abortConns() {
 	r.connMu.Unlock()
 }
 
-// ticker flushes intervals once a second and reports progress until stop
-// is closed. total is the planned measured duration (0 if unknown).
-func (r *run) ticker(stop <-chan struct{}, total time.Duration, warming func() bool, measureStart func() time.Time) {
+// ticker flushes intervals once a second from the start of measurement,
+// and reports progress (also during warm-up), until stop is closed. total
+// is the planned measured duration (0 if unknown).
+func (r *run) ticker(stop <-chan struct{}, total time.Duration) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	began := r.rec.began
+	var start time.Time
+	ticks := 0
 	for {
 		select {
 		case <-stop:
 			return
+		case <-began:
+			// Restart the ticks at the start of measurement, so interval k
+			// covers second k of the measured run.
+			began = nil
+			start = r.rec.startTime()
+			t.Reset(time.Until(start.Add(time.Second)))
+			continue
 		case now := <-t.C:
-			if warming() {
+			if began != nil {
 				if r.a.progress != nil {
 					r.a.progress(Progress{Warmup: true, Active: r.active.Load()})
 				}
 				continue
 			}
+			ticks++
+			t.Reset(time.Until(start.Add(time.Duration(ticks+1) * time.Second)))
 			iv := r.rec.flush(now, r.active.Load())
 			if r.a.progress != nil && iv != nil {
-				p := Progress{Elapsed: now.Sub(measureStart()), Active: iv.Active}
+				p := Progress{Elapsed: now.Sub(start), Active: iv.Active}
 				if total > 0 {
 					p.Remaining = max(0, total-p.Elapsed)
 				}

@@ -83,7 +83,7 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
 	go func() {
-		r.ticker(stopTick, m.Duration, func() bool { return time.Now().Before(measureStart) }, func() time.Time { return measureStart })
+		r.ticker(stopTick, m.Duration)
 		close(tickDone)
 	}()
 

@@ -41,10 +41,17 @@ type recorder struct {
 	curErr     int64
 	intervals  []Interval
 	cpu0       time.Duration // process CPU time at begin
+	began      chan struct{} // closed by begin
+}
+
+func (r *recorder) startTime() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.start
 }
 
 func newRecorder(steps []string, maxReasons int, warmupRequests int) *recorder {
-	r := &recorder{maxReasons: maxReasons, warmDone: make(chan struct{})}
+	r := &recorder{maxReasons: maxReasons, warmDone: make(chan struct{}), began: make(chan struct{})}
 	taken := map[string]bool{TotalTag: true}
 	for _, s := range steps {
 		r.labels = append(r.labels, newLabelRec(s, tagFor(s, taken)))
@@ -63,6 +70,7 @@ func (r *recorder) begin(t time.Time) {
 	r.measuring, r.start, r.last = true, t, t
 	r.cpu0 = processCPU()
 	r.mu.Unlock()
+	close(r.began)
 }
 
 // record counts one sample of step. reason is "" for a success.

@@ -1,0 +1,40 @@
+// Command prof runs one attack with a CPU profile, for tuning the engine:
+// prof -url http://127.0.0.1:PORT/ -rate 10000 -d 5s -cpuprofile cpu.out
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"github.com/showdownlab/showdown/load"
+)
+
+func main() {
+	url := flag.String("url", "", "target `URL`")
+	rate := flag.Float64("rate", 10000, "open model rate (0: closed model)")
+	users := flag.Int("users", 50, "closed model users")
+	d := flag.Duration("d", 5*time.Second, "duration")
+	prof := flag.String("cpuprofile", "", "write a CPU profile to `file`")
+	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var m load.Model = load.OpenModel{Rate: *rate, Duration: *d}
+	if *rate == 0 {
+		m = load.ClosedModel{Users: *users, Duration: *d}
+	}
+	res, err := load.NewAttacker().Attack(context.Background(), &load.Target{URL: *url}, m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	load.WriteReport(os.Stdout, res)
+}
