@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,5 +159,39 @@ func TestMergeShards(t *testing.T) {
 	}
 	if s.Total.Samples != 21 || s.Users != 7 || len(s.Shards) != 3 {
 		t.Errorf("merged samples %d users %d shards %v; want 21, 7, 3 shards\n%s", s.Total.Samples, s.Users, s.Shards, out)
+	}
+}
+
+func TestAttackScenario(t *testing.T) {
+	var n atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /thing", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"id":"%d"}`, n.Add(1))
+	})
+	mux.HandleFunc("GET /thing/{id}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"id":%q}`, r.PathValue("id"))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	st, out, errb := testState(context.Background())
+	code := run(st, []string{"attack", "--scenario", "testdata/attack-scenario.yaml", "--base-url", srv.URL,
+		"--var", "size=3", "--users", "3", "--iterations", "4", "--out", dir, "--fail-if", "read:errors>0"})
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errb)
+	}
+	s, err := load.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Labels) != 3 || s.Total.Samples != 36 || s.Total.Errors != 0 {
+		t.Errorf("labels %d, samples %d, errors %d (%+v); want 3 labels, 36 samples, no errors", len(s.Labels), s.Total.Samples, s.Total.Errors, s.Total.Reasons)
+	}
+	// A broken scenario is a usage error naming the file.
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("steps:\n  - name: x\n    methd: GET\n"), 0o644)
+	st, _, errb = testState(context.Background())
+	if code := run(st, []string{"attack", "--scenario", bad, "--users", "1", "--iterations", "1"}); code != exitUsage || !strings.Contains(errb.String(), "bad.yaml:") {
+		t.Errorf("bad scenario: exit %d, stderr %s", code, errb)
 	}
 }
