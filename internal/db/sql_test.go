@@ -1,0 +1,83 @@
+package db
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/showdownlab/showdown/workloads"
+)
+
+func TestSplitSQL(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string
+	}{
+		// One statement, no semicolon.
+		{"SELECT 1", []string{"SELECT 1"}},
+		// Comments go, statements split.
+		{"-- hi; there\nCREATE TABLE a (x int); -- trailing\nCREATE TABLE b (y int);\n", []string{"CREATE TABLE a (x int)", "CREATE TABLE b (y int)"}},
+		// A semicolon or dashes inside quotes stay.
+		{"SELECT 'a;--b'; SELECT 2", []string{"SELECT 'a;--b'", "SELECT 2"}},
+		// Only comments: nothing to run.
+		{"-- nothing\n\n", nil},
+	}
+	for _, tt := range tests {
+		if got := splitSQL(tt.src); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitSQL(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestTablesOf(t *testing.T) {
+	for _, w := range []struct {
+		name string
+		want []string
+	}{{"bank", []string{"client", "transaction"}}, {"users", []string{"users"}}, {"sku", []string{"purch_sku_master"}}} {
+		stmts, err := readSQL(w.name, "schema.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tablesOf(stmts); !reflect.DeepEqual(got, w.want) {
+			t.Errorf("%s: tables %v, want %v", w.name, got, w.want)
+		}
+	}
+}
+
+func TestParseQueries(t *testing.T) {
+	tests := []struct {
+		src     string
+		want    map[string]string
+		wantErr bool
+	}{
+		// Two blocks with comments and a trailing semicolon.
+		{"-- header\n\n-- name: a\n-- what a does\nSELECT 1;\n\n-- name: b\nSELECT\n  2\n", map[string]string{"a": "SELECT 1", "b": "SELECT\n  2"}, false},
+		// A block without SQL.
+		{"-- name: a\n-- name: b\nSELECT 1", nil, true},
+		// The same name twice.
+		{"-- name: a\nSELECT 1\n-- name: a\nSELECT 2", nil, true},
+		// No blocks at all.
+		{"SELECT 1", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := workloads.ParseQueries("x.sql", tt.src)
+		if (err != nil) != tt.wantErr || !tt.wantErr && !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseQueries(%q) = %q, %v; want %q, error %v", tt.src, got, err, tt.want, tt.wantErr)
+		}
+	}
+	// Every workload's audit and queries files parse.
+	for _, f := range []string{"bank/audit.sql", "users/audit.sql", "bank/queries.sql", "users/queries.sql", "sku/queries.sql"} {
+		w, file, _ := cut(f)
+		if _, err := workloads.Queries(w, file); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func cut(s string) (string, string, bool) {
+	for i := range len(s) {
+		if s[i] == '/' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
