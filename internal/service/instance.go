@@ -247,12 +247,15 @@ func (i *Instance) WaitHealthy(ctx context.Context, timeout time.Duration) (star
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, i.url+"/health", nil)
 		resp, err := client.Do(req)
 		if err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return time.Since(i.started), nil
 			}
 			last = "last answer: " + resp.Status
+			if b := strings.TrimSpace(string(body)); b != "" {
+				last += " " + strings.ToValidUTF8(b[:min(len(b), 200)], "")
+			}
 		} else {
 			last = "last error: " + err.Error()
 		}

@@ -25,7 +25,7 @@ run: [bin/server]
 artifact: bin/server
 sources: [go.mod, "*.go"]
 knobs:
-  MODE: {default: "", help: "exit, ignore-term or spawn: how to misbehave"}
+  MODE: {default: "", help: "exit, ignore-term, spawn or unhealthy: how to misbehave"}
   TINY_KNOB: {default: "on", help: "a knob with a default"}
 `
 
@@ -248,6 +248,27 @@ func TestStartExitsAtOnce(t *testing.T) {
 	}
 	if se.Hint() == "" {
 		t.Error("StartError has no hint")
+	}
+}
+
+func TestWaitHealthyTimeout(t *testing.T) {
+	m := tiny(t)
+	ctx := context.Background()
+	inst, err := Start(ctx, m, StartOptions{Env: map[string]string{"MODE": "unhealthy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop(time.Second)
+	_, err = inst.WaitHealthy(ctx, 500*time.Millisecond)
+	var se *StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("WaitHealthy: got %v, want a StartError", err)
+	}
+	// The last answer is in the error, body included, with the log tail.
+	for _, want := range []string{"did not answer 200 within 500ms", "503 Service Unavailable", "database unreachable", "listening on"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("WaitHealthy error lacks %q:\n%v", want, err)
+		}
 	}
 }
 

@@ -44,6 +44,11 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if mode == "unhealthy" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"error":"database unreachable"}`))
+			return
+		}
 		w.Write([]byte(`{"status":"ok"}`))
 	})
 	mux.HandleFunc("GET /env", func(w http.ResponseWriter, r *http.Request) {
