@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // Bounds of the database outage checks.
@@ -14,11 +16,12 @@ const (
 	// database is down: the contract's 3 s plus half a second for a busy
 	// machine's scheduling.
 	outageAnswer = 3*time.Second + 500*time.Millisecond
-	// recoveryWait bounds the wait for a service to recover once the
-	// database is back.
-	recoveryWait = 15 * time.Second
 	hookTimeout  = 60 * time.Second // one DatabaseDown or DatabaseUp call
 )
+
+// recoveryWait bounds the wait for a service to recover once the database
+// is back (a variable so the suite's own tests can shorten it).
+var recoveryWait = 15 * time.Second
 
 // needsDB lists, for each database workload, requests that need the
 // database: a read and a write, both well-formed.
@@ -39,54 +42,74 @@ var needsDB = map[string][]request{
 
 // outageStages stops each database workload's database, expects fast
 // 503s, starts it again and expects the service to recover by itself.
+// Workloads on the same engine (bank and users on PostgreSQL) share one
+// outage: each one's DatabaseDown and DatabaseUp is still called, and a
+// second call for a database already down (up) is expected to do nothing.
 func outageStages(t Target) []stage {
 	var cs []check
+	var engines []string
+	groups := map[string][]string{}
 	for _, w := range t.Workloads {
-		reqs, ok := needsDB[w]
-		if !ok {
+		if _, ok := needsDB[w]; !ok {
 			continue
 		}
+		e := workloads.Database(w)
+		if _, seen := groups[e]; !seen {
+			engines = append(engines, e)
+		}
+		groups[e] = append(groups[e], w)
+	}
+	for _, e := range engines {
+		ws := groups[e]
 		if t.DatabaseDown == nil || t.DatabaseUp == nil {
-			cs = append(cs, check{workload: w, name: w + "/database outage -> 503, then recovery", run: func(context.Context, *session) error {
-				return skipError("needs the DatabaseDown and DatabaseUp hooks")
-			}})
+			for _, w := range ws {
+				cs = append(cs, check{workload: w, name: w + "/database outage -> 503, then recovery", run: func(context.Context, *session) error {
+					return skipError("needs the DatabaseDown and DatabaseUp hooks")
+				}})
+			}
 			continue
 		}
-		cs = append(cs, outageChecks(t, w, reqs)...)
+		cs = append(cs, outageChecks(t, ws)...)
 	}
 	return []stage{fixed(cs...)}
 }
 
-func outageChecks(t Target, w string, reqs []request) []check {
-	downErr := error(nil)
-	down := check{workload: w, name: w + "/database down -> 503 within 3 s", run: func(ctx context.Context, s *session) error {
-		hctx, cancel := context.WithTimeout(ctx, hookTimeout)
-		defer cancel()
-		if err := t.DatabaseDown(hctx, w); err != nil {
-			downErr = err
-			return fmt.Errorf("the DatabaseDown hook failed: %v", err)
-		}
-		for _, r := range reqs {
-			r.timeout = outageAnswer + 5*time.Second
-			resp := s.do(ctx, r)
-			if err := (row{status: []int{503}}).expect(resp); err != nil {
-				return fmt.Errorf("%s %s with the database down: %v", r.method, r.path, err)
+// outageChecks takes down the database of ws (workloads of one engine),
+// checks each, and brings it back.
+func outageChecks(t Target, ws []string) []check {
+	var downErr error
+	var cs []check
+	for _, w := range ws {
+		cs = append(cs, check{workload: w, name: w + "/database down -> 503 within 3 s", run: func(ctx context.Context, s *session) error {
+			hctx, cancel := context.WithTimeout(ctx, hookTimeout)
+			defer cancel()
+			if err := t.DatabaseDown(hctx, w); err != nil {
+				downErr = err
+				return fmt.Errorf("the DatabaseDown hook failed: %v", err)
 			}
-			if resp.took > outageAnswer {
-				return fmt.Errorf("%s %s with the database down: 503 after %v, want within 3 s (bounded connect and pool-acquire timeouts)", r.method, r.path, resp.took.Round(time.Millisecond))
+			for _, r := range needsDB[w] {
+				r.timeout = outageAnswer + 5*time.Second
+				resp := s.do(ctx, r)
+				if err := (row{status: []int{503}}).expect(resp); err != nil {
+					return fmt.Errorf("%s %s with the database down: %v", r.method, r.path, err)
+				}
+				if resp.took > outageAnswer {
+					return fmt.Errorf("%s %s with the database down: 503 after %v, want within 3 s (bounded connect and pool-acquire timeouts)", r.method, r.path, resp.took.Round(time.Millisecond))
+				}
 			}
-		}
-		return nil
-	}}
+			return nil
+		}})
+	}
+	w0 := ws[0]
 	whileDown := func(name string, run func(ctx context.Context, s *session) error) check {
-		return check{workload: w, name: w + "/" + name, run: func(ctx context.Context, s *session) error {
+		return check{workload: w0, name: w0 + "/" + name, run: func(ctx context.Context, s *session) error {
 			if downErr != nil {
 				return skipf("the DatabaseDown hook failed: %v", downErr)
 			}
 			return run(ctx, s)
 		}}
 	}
-	health := whileDown("health 503 while database down", func(ctx context.Context, s *session) error {
+	cs = append(cs, whileDown("health 503 while database down", func(ctx context.Context, s *session) error {
 		r := get("/health")
 		r.timeout = outageAnswer + 5*time.Second
 		resp := s.do(ctx, r)
@@ -97,46 +120,50 @@ func outageChecks(t Target, w string, reqs []request) []check {
 			return fmt.Errorf("503 after %v, want within about 1 s (the ping's timeout)", resp.took.Round(time.Millisecond))
 		}
 		return nil
-	})
-	cs := []check{down, health}
+	}))
 	if slices.Contains(t.Workloads, "string") {
 		cs = append(cs, whileDown("string keeps working while database down", func(ctx context.Context, s *session) error {
 			return (row{status: []int{200}, body: upper("STILL")}).expect(s.do(ctx, post("/uppercase", `{"s":"still"}`)))
 		}))
 	}
-	cs = append(cs, check{workload: w, name: w + "/recovers after database up", run: func(ctx context.Context, s *session) error {
-		hctx, cancel := context.WithTimeout(ctx, hookTimeout)
-		defer cancel()
-		if err := t.DatabaseUp(hctx, w); err != nil {
-			return fmt.Errorf("the DatabaseUp hook failed: %v", err)
-		}
-		// Poll until the database-backed read answers as with a live
-		// database (200 or 404) and /health is 200 again.
-		read := reqs[0]
-		read.timeout = 5 * time.Second
-		deadline := time.Now().Add(recoveryWait)
-		var last string
-		for {
-			resp := s.do(ctx, read)
-			if !resp.none && (resp.status == 200 || resp.status == 404) {
-				h := s.do(ctx, get("/health"))
-				if !h.none && h.status == 200 {
-					return nil
-				}
-				last = fmt.Sprintf("GET /health: %s", firstLine(h.dump()))
-			} else {
-				last = fmt.Sprintf("%s %s: %s", read.method, read.path, firstLine(resp.dump()))
+	for _, w := range ws {
+		cs = append(cs, check{workload: w, name: w + "/recovers after database up", run: func(ctx context.Context, s *session) error {
+			hctx, cancel := context.WithTimeout(ctx, hookTimeout)
+			defer cancel()
+			if err := t.DatabaseUp(hctx, w); err != nil {
+				return fmt.Errorf("the DatabaseUp hook failed: %v", err)
 			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
-				return fmt.Errorf("not recovered %v after the database came back (last answer: %s); the service must reconnect by itself, without a restart", recoveryWait, last)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(250 * time.Millisecond):
-			}
-		}
-	}})
+			return s.recovered(ctx, needsDB[w][0])
+		}})
+	}
 	return cs
+}
+
+// recovered polls read until it answers as with a live database (200 or
+// 404) and /health is 200 again, for at most recoveryWait.
+func (s *session) recovered(ctx context.Context, read request) error {
+	read.timeout = 5 * time.Second
+	deadline := time.Now().Add(recoveryWait)
+	var last string
+	for {
+		resp := s.do(ctx, read)
+		if !resp.none && (resp.status == 200 || resp.status == 404) {
+			h := s.do(ctx, get("/health"))
+			if !h.none && h.status == 200 {
+				return nil
+			}
+			last = fmt.Sprintf("GET /health: %s", firstLine(h.dump()))
+		} else {
+			last = fmt.Sprintf("%s %s: %s", read.method, read.path, firstLine(resp.dump()))
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("not recovered %v after the database came back (last answer: %s); the service must reconnect by itself, without a restart", recoveryWait, last)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 func firstLine(s string) string {

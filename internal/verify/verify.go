@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 )
 
@@ -91,6 +92,8 @@ func Run(ctx context.Context, t Target, report func(Result)) (failed int) {
 	if report == nil {
 		report = func(Result) {}
 	}
+	seen := map[string]bool{}
+	t.Workloads = slices.DeleteFunc(slices.Clone(t.Workloads), func(w string) bool { dup := seen[w]; seen[w] = true; return dup })
 	s, err := newSession(t)
 	if err != nil {
 		report(Result{Check: "target", Status: Fail, Detail: err.Error()})
