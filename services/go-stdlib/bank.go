@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/jackc/pgx/v5"
@@ -129,36 +130,38 @@ func (b bank) transfer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// sqlBegin opens the transfer's transaction; READ COMMITTED is
+// PostgreSQL's default, but saying it guards against a changed
+// default_transaction_isolation.
+const sqlBegin = `BEGIN ISOLATION LEVEL READ COMMITTED`
+
 // move runs one transfer as one READ COMMITTED transaction and returns the
 // ledger id. lock_clients locks both rows in ascending id order, the same
 // order for every transfer, so concurrent transfers never deadlock; the
 // checks then see committed, locked balances.
-func move(ctx context.Context, conn *pgxpool.Conn, from, to, amount int64) (int64, error) {
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return 0, err
-	}
-	// After Commit this is a no-op; on every other path it ends the
-	// transaction (or pgx closes the connection if it cannot).
-	defer func() { _ = tx.Rollback(ctx) }()
-
-	rows, err := tx.Query(ctx, sqlLockClients, from, to)
-	if err != nil {
-		return 0, err
-	}
-	found, payerBalance := 0, int64(0)
-	for rows.Next() {
-		var id, balance int64
-		if err := rows.Scan(&id, &balance); err != nil {
-			rows.Close()
-			return 0, err
+//
+// BEGIN travels with lock_clients in one pipelined batch, as pgjdbc sends
+// its implicit BEGIN with the first statement: three round trips instead
+// of four (BEGIN+lock, transfer, COMMIT), the same statements in the same
+// order. Any way out but a successful COMMIT rolls back; should even the
+// ROLLBACK fail, the connection is left in a transaction and pgxpool
+// destroys it on Release instead of reusing it.
+func move(ctx context.Context, conn *pgxpool.Conn, from, to, amount int64) (id int64, err error) {
+	var batch pgx.Batch
+	batch.Queue(sqlBegin)
+	batch.Queue(sqlLockClients, from, to)
+	br := conn.SendBatch(ctx, &batch)
+	committed := false
+	defer func() {
+		if !committed && conn.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = conn.Exec(ctx, "ROLLBACK")
 		}
-		found++
-		if id == from {
-			payerBalance = balance
-		}
+	}()
+	found, payerBalance, err := lockClients(br, from)
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	if found < 2 {
@@ -167,9 +170,40 @@ func move(ctx context.Context, conn *pgxpool.Conn, from, to, amount int64) (int6
 	if payerBalance < amount {
 		return 0, errInsufficientFunds
 	}
-	var id int64
-	if err := tx.QueryRow(ctx, sqlTransfer, amount, from, amount, to, from, to, amount).Scan(&id); err != nil {
+	if err := conn.QueryRow(ctx, sqlTransfer, amount, from, amount, to, from, to, amount).Scan(&id); err != nil {
 		return 0, err
 	}
-	return id, tx.Commit(ctx)
+	tag, err := conn.Exec(ctx, "COMMIT")
+	if err != nil {
+		return 0, err
+	}
+	if tag.String() != "COMMIT" { // PostgreSQL answers ROLLBACK to COMMIT in a failed transaction
+		return 0, fmt.Errorf("transfer not committed: the server answered %q", tag.String())
+	}
+	committed = true
+	return id, nil
+}
+
+// lockClients reads the batch's BEGIN and lock_clients results: how many of
+// the two clients exist, and the payer's balance.
+func lockClients(br pgx.BatchResults, from int64) (found int, payerBalance int64, err error) {
+	if _, err := br.Exec(); err != nil {
+		return 0, 0, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, balance int64
+		if err := rows.Scan(&id, &balance); err != nil {
+			return 0, 0, err
+		}
+		found++
+		if id == from {
+			payerBalance = balance
+		}
+	}
+	return found, payerBalance, rows.Err()
 }
