@@ -302,21 +302,33 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 		if len(wls[m.Name]) == 0 {
 			continue
 		}
+		// "building x" then " (cached)" or " (12.3s)" on the same line,
+		// unless the build's own output (-v) comes in between.
 		fmt.Fprintf(st.stderr, "building %s", m.Name)
-		res, err := m.Build(ctx, out)
-		if err != nil {
+		if o.verbose {
 			fmt.Fprintln(st.stderr)
+		}
+		res, err := m.Build(ctx, out)
+		if !o.verbose || err == nil {
+			if o.verbose {
+				fmt.Fprintf(st.stderr, "built %s", m.Name)
+			}
+			switch {
+			case err != nil:
+				fmt.Fprintln(st.stderr)
+			case res.Cached:
+				fmt.Fprintln(st.stderr, " (cached)")
+			default:
+				fmt.Fprintf(st.stderr, " (%s)\n", res.Duration.Round(100*time.Millisecond))
+			}
+		}
+		if err != nil {
 			if err := brokenErr(m, err); err != nil {
 				return err
 			}
 			continue
 		}
 		built[m.Name] = true
-		if res.Cached {
-			fmt.Fprintln(st.stderr, " (cached)")
-		} else {
-			fmt.Fprintf(st.stderr, " (%s)\n", res.Duration.Round(100*time.Millisecond))
-		}
 	}
 
 	servers, stopDBs, err := verifyDatabases(ctx, st.stderr, needPG, needMy)
