@@ -38,6 +38,8 @@ type conn struct {
 	reused bool
 	// deadline is the read/write deadline currently set on nc.
 	deadline time.Time
+	// The last URL split, as most requests repeat it.
+	lastURL, lastAddr, lastHost, lastPath string
 }
 
 func newConn(timeout time.Duration) *conn {
@@ -124,10 +126,14 @@ func (c *conn) dial(addr, host string) error {
 // do sends req and reads the response into resp. Its error is a transport
 // error (the caller classifies it); HTTP statuses are not errors here.
 func (c *conn) do(req *Request, resp *Response, x *exchange) error {
-	addr, host, path, err := splitURL(req.URL)
-	if err != nil {
-		return err
+	if req.URL != c.lastURL {
+		addr, host, path, err := splitURL(req.URL)
+		if err != nil {
+			return err
+		}
+		c.lastURL, c.lastAddr, c.lastHost, c.lastPath = req.URL, addr, host, path
 	}
+	addr, host, path := c.lastAddr, c.lastHost, c.lastPath
 	c.wbuf = appendRequest(c.wbuf[:0], req, host, path)
 	for attempt := 0; ; attempt++ {
 		if c.nc == nil || c.addr != addr {
