@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -82,6 +83,10 @@ func copyTiny(root string) (*Manifest, error) {
 var tempRoot string
 
 func TestMain(m *testing.M) {
+	if f := os.Getenv("SERVICE_TEST_PARENT"); f != "" {
+		parentOfTiny(f)
+		return
+	}
 	dir, err := os.MkdirTemp("", "service-test-")
 	if err != nil {
 		panic(err)
@@ -333,6 +338,50 @@ func TestTerminateAndWait(t *testing.T) {
 		t.Error("the child died with its parent; the test cannot see Stop kill it")
 	}
 	inst.Stop(time.Second)
+	assertGroupGone(t, pid)
+}
+
+// parentOfTiny is the test binary re-run as a stand-in for showdown: it
+// starts the service of manifest file, prints its pid and waits to be killed.
+func parentOfTiny(file string) {
+	m, ps := Load(file)
+	if len(ps) > 0 {
+		fmt.Println("error:", ps)
+		os.Exit(1)
+	}
+	inst, err := Start(context.Background(), m, StartOptions{})
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println(inst.PID())
+	time.Sleep(time.Minute) // killed long before
+	inst.Stop(time.Second)
+}
+
+func TestServiceDiesWithShowdown(t *testing.T) {
+	m := tiny(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), "SERVICE_TEST_PARENT="+m.File)
+	stdout, _ := parent.StdoutPipe()
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Process.Kill()
+	var pid int
+	if _, err := fmt.Fscan(stdout, &pid); err != nil || pid <= 0 {
+		t.Fatalf("reading the service's pid from the parent: %v", err)
+	}
+	if len(GroupProcesses(pid)) == 0 {
+		t.Fatalf("service %d not running", pid)
+	}
+	// SIGKILL leaves the parent no chance to clean up: Pdeathsig must.
+	parent.Process.Kill()
+	parent.Wait()
 	assertGroupGone(t, pid)
 }
 
