@@ -60,7 +60,9 @@ type Instance struct {
 // Start starts m's run argv in its folder with exactly the common
 // environment, PATH, HOME, LANG, JAVA_HOME and the knobs, in a new process
 // group that dies with showdown. It returns once the process has started;
-// call WaitHealthy next.
+// call WaitHealthy next. If showdown itself is killed (SIGKILL, no Stop),
+// the kernel kills the service process (Pdeathsig); processes it spawned
+// are its own to end (node:cluster workers exit with their primary).
 func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
