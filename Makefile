@@ -12,7 +12,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/showdown
 
 run: setup build
-	$(BIN) demo
+	$(BIN) run plans/default.yaml
 
 test: setup
 	$(GO) vet ./...
