@@ -20,11 +20,11 @@ function runPrimary(config) {
   let failed = false;
   serveClusterMetrics(cluster);
 
-  cluster.on('listening', (worker) => {
+  cluster.on('listening', (worker, address) => {
     worker.ready = true;
     if (Object.values(cluster.workers).every((w) => w.ready)) {
       process.stderr.write(
-        `node-http listening on ${config.host}:${config.port} with ${config.workers} workers ` +
+        `node-http listening on ${address.address}:${address.port} with ${config.workers} workers ` +
           `(pool ${config.poolSize} per worker and database)\n`,
       );
     }

@@ -1,0 +1,139 @@
+'use strict';
+
+// End-to-end tests of the real process (node server.js) without databases:
+// the string workload, the common errors, metrics, the request log and
+// SIGTERM. The database workloads are checked by `showdown verify`.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+
+const SERVER = path.join(__dirname, '..', 'server.js');
+
+// start runs the server on a free port and resolves with {base, child, stdout()}.
+function start(env) {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line within 30 s; stderr: ${err}`)), 30000);
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /listening on [^ ]+:(\d+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ base: `http://127.0.0.1:${m[1]}`, child, stdout: () => out });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.kill('SIGTERM');
+  });
+}
+
+async function call(base, method, p, body) {
+  const res = await fetch(base + p, { method, body });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+test('string workload, errors, metrics, SIGTERM', async (t) => {
+  const { base, child } = await start({});
+  t.after(() => child.kill('SIGKILL'));
+  const cases = [
+    // [method, path, body, status, body wanted (exact, or a RegExp)]
+    ['POST', '/uppercase', '{"s":"straße ǆ"}', 200, '{"v":"STRASSE Ǆ"}'], // full mapping
+    ['POST', '/count', '{"s":"😀a"}', 200, '{"v":2}'], // code points
+    ['POST', '/count', '{"s":"a","s":"abc"}', 200, '{"v":3}'], // duplicate key: the last wins
+    ['POST', '/count', '{"s":"a","x":[1,{}]}', 200, '{"v":1}'], // unknown fields ignored
+    ['POST', '/count', '{"s":""}', 400, /"error"/], // empty
+    ['POST', '/count', '{"s":"a\\u0000"}', 400, /U\+0000/], // U+0000
+    ['POST', '/count', '{"s":1}', 400, /string/], // wrong type
+    ['POST', '/count', '[]', 400, /object/], // not an object
+    ['POST', '/count', 'null', 400, /object/], // null
+    ['POST', '/count', '{"s":', 400, /malformed JSON/], // truncated
+    ['POST', '/count', '', 400, /malformed JSON/], // no body
+    ['GET', '/count', undefined, 405, /not allowed/], // wrong method
+    ['GET', '/nope', undefined, 404, /"error"/], // unknown path
+    ['GET', '/client/1/balance', undefined, 503, '{"error":"database not configured"}'], // bank without DATABASE_URL
+    ['POST', '/user', '{}', 503, '{"error":"database not configured"}'], // users without DATABASE_URL
+    ['GET', '/sku/1', undefined, 503, '{"error":"database not configured"}'], // sku without MYSQL_URL
+    ['GET', '/health', undefined, 200, '{"status":"ok"}'], // no database to ping
+  ];
+  for (const [method, p, body, status, want] of cases) {
+    const got = await call(base, method, p, body);
+    assert.equal(got.status, status, `${method} ${p} ${body}: ${got.text}`);
+    assert.match(got.headers.get('content-type'), /^application\/json/, `${method} ${p}`);
+    if (want instanceof RegExp) assert.match(got.text, want, `${method} ${p} ${body}`);
+    else assert.equal(got.text, want, `${method} ${p} ${body}`);
+  }
+
+  const allow = await call(base, 'DELETE', '/uppercase');
+  assert.equal(allow.headers.get('allow'), 'POST');
+
+  const big = await call(base, 'POST', '/uppercase', `{"s":"${'a'.repeat(1 << 20)}"}`);
+  assert.equal(big.status, 413);
+  const exact = await call(base, 'POST', '/count', `{"s":"${'a'.repeat((1 << 20) - 8)}"}`);
+  assert.equal(exact.status, 200, 'a body of exactly 1 MiB is accepted');
+
+  const metrics = await call(base, 'GET', '/metrics');
+  assert.equal(metrics.status, 200);
+  assert.match(metrics.text, /^http_requests_total\{route="\/count",status="200"\} 4$/m);
+  assert.match(metrics.text, /^http_requests_total\{route="unmatched",status="404"\} 1$/m);
+  assert.match(metrics.text, /^http_request_duration_seconds_count\{route="\/uppercase"\} \d+$/m);
+
+  assert.deepEqual(await stop(child), { code: 0, signal: null });
+});
+
+test('LOG_REQUESTS=true logs one JSON line per request; false logs none', async () => {
+  for (const enabled of [true, false]) {
+    const { base, child, stdout } = await start({ LOG_REQUESTS: String(enabled) });
+    await call(base, 'POST', '/count?x=1', '{"s":"abc"}');
+    await call(base, 'GET', '/nope');
+    assert.deepEqual(await stop(child), { code: 0, signal: null });
+    const lines = stdout().split('\n').filter((l) => l !== '');
+    if (!enabled) {
+      assert.deepEqual(lines, []);
+      continue;
+    }
+    assert.equal(lines.length, 2, stdout());
+    const first = JSON.parse(lines[0]);
+    assert.equal(first.method, 'POST');
+    assert.equal(first.path, '/count');
+    assert.equal(first.status, 200);
+    assert.equal(typeof first.duration_ms, 'number');
+    assert.equal(JSON.parse(lines[1]).status, 404);
+  }
+});
+
+test('WORKERS=2 serves and aggregates metrics over the workers', async () => {
+  const { base, child } = await start({ WORKERS: '2' });
+  for (let i = 0; i < 6; i++) await call(base, 'POST', '/count', '{"s":"abc"}');
+  const metrics = await call(base, 'GET', '/metrics');
+  assert.equal(metrics.status, 200, metrics.text);
+  assert.match(metrics.text, /^http_requests_total\{route="\/count",status="200"\} 6$/m);
+  assert.deepEqual(await stop(child), { code: 0, signal: null });
+});
+
+test('a bad environment is refused with every mistake listed', async () => {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH, PORT: 'x', DB_POOL_SIZE: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  assert.equal(code, 2);
+  assert.match(err, /PORT="x"/);
+  assert.match(err, /DB_POOL_SIZE="0"/);
+});
