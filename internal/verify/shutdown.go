@@ -198,7 +198,12 @@ func (r *shutdownReport) run(ctx context.Context, s *session, l shutdownLoad, te
 			<-held
 		}
 	}
+	// Warm up for shutWarmup, and on a starved machine until every loop
+	// connection has had an answer (at most shutAfter).
 	time.Sleep(shutWarmup - time.Since(start))
+	for time.Since(start) < shutAfter && r.answered() < shutLoopers {
+		time.Sleep(20 * time.Millisecond)
+	}
 	r.mu.Lock()
 	r.signal = time.Now()
 	r.mu.Unlock()
@@ -374,6 +379,19 @@ func readOne(br *bufio.Reader, method string) readResult {
 // keepAlive drops the Connection: close our requests carry by default.
 func keepAlive(wire []byte) []byte {
 	return []byte(strings.Replace(string(wire), "Connection: close\r\n", "", 1))
+}
+
+// answered counts the requests answered so far.
+func (r *shutdownReport) answered() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, o := range r.outcomes {
+		if o.status != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *shutdownReport) afterSignal(t time.Time) bool {

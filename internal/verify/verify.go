@@ -1,7 +1,26 @@
 // Package verify is the contract conformance suite: every implementation
 // under services/ must pass it (see workloads/README.md). It talks to a
 // running service over HTTP only, like TechEmpower's verify mode, and
-// reports one Result per check.
+// reports one Result per check, in this order:
+//
+//   - common: /health, /metrics (the pinned names, the counter moves, the
+//     "unmatched" route), 404 for unknown paths, 405 with Allow, malformed
+//     HTTP, error answers on a kept-alive connection;
+//   - per workload, a table of rows (request, accepted statuses, body
+//     checks): the endpoints, then hostile inputs (wrong types, zero and
+//     negative values, numbers beyond 2^53 and 2^63, floats, Unicode, U+0000,
+//     lone surrogates, empty, truncated and 2 MiB bodies, duplicate keys,
+//     SQL injection, path traversal), then proof that nothing was hurt;
+//   - stateful checks: bank balances against every accepted transfer,
+//     50 concurrent transfer workers, concurrent sign-ups;
+//   - destructive checks, last: a database outage per engine (DatabaseDown
+//     and DatabaseUp hooks) and SIGTERM under load (Terminate and Exited).
+//
+// Every request goes over its own connection, written byte for byte
+// (http.go), so a row can send what net/http would not. Where the contract
+// allows two answers (duplicate keys: last wins or 400) a row accepts both;
+// a 5xx is never accepted for an input. Check names are stable: the CLI and
+// its tests refer to them.
 package verify
 
 import (
