@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -449,8 +450,8 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			continue
 		}
 		if w.Scenario != "" {
-			if _, err := os.Stat(w.Scenario); err != nil {
-				add(append(path, "scenario"), "paths are relative to where showdown runs", "scenario file: %v", err)
+			if _, err := readScenario(w.Scenario); err != nil {
+				add(append(path, "scenario"), "workloads/... names a scenario built into showdown; other paths are relative to where showdown runs", "scenario file: %v", err)
 			}
 		}
 		for _, im := range p.Implementations {
@@ -546,4 +547,16 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// readScenario reads a plan's scenario file. A path under workloads/ is
+// read from the copy built into showdown, so the ready plans work from any
+// folder; any other path is read from disk.
+func readScenario(path string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(filepath.ToSlash(path), "workloads/"); ok {
+		if b, err := workloads.FS.ReadFile(rest); err == nil {
+			return b, nil
+		}
+	}
+	return os.ReadFile(path)
 }

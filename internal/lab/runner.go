@@ -507,18 +507,15 @@ func (r *run) scenario(ctx context.Context, w Workload, baseURL string) (*scenar
 		}
 		opts.Lists = map[string][]string{"sku_ids": ids}
 	}
-	var sc *scenario.Scenario
-	var err error
-	if w.Scenario != "" {
-		sc, err = scenario.Load(w.Scenario, opts)
-	} else {
-		name := w.Name + "/scenario.yaml"
-		data, rerr := workloads.FS.ReadFile(name)
-		if rerr != nil {
-			return nil, rerr
-		}
-		sc, err = scenario.Parse("workloads/"+name, data, opts)
+	path := w.Scenario
+	if path == "" {
+		path = "workloads/" + w.Name + "/scenario.yaml"
 	}
+	data, err := readScenario(path)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Parse(path, data, opts)
 	if err != nil {
 		return nil, err
 	}
