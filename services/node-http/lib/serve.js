@@ -18,7 +18,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 65000;
 const DRAIN_WINDOW_MS = 500;
 /** GRACE_MS is how long after SIGTERM requests in flight may take before their connections are cut. */
 const GRACE_MS = 8000;
-/** POOL_CLOSE_MS bounds closing the pools at exit. */
+/** POOL_CLOSE_MS bounds closing the pools, and then flushing the request log, at exit. */
 const POOL_CLOSE_MS = 1000;
 
 /**
@@ -62,11 +62,17 @@ function serve(config, clustered) {
     }
   });
 
-  const closePools = () =>
-    Promise.race([
-      Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]),
-      new Promise((resolve) => setTimeout(resolve, POOL_CLOSE_MS)),
-    ]);
+  const closePools = () => within(POOL_CLOSE_MS, Promise.allSettled([pgPool && pgPool.end(), mysqlPool && mysqlPool.end()]));
+
+  // The asynchronous request log may have a write in flight: let it land.
+  const flushRequestLog = () =>
+    within(
+      POOL_CLOSE_MS,
+      new Promise((resolve) => {
+        if (requestLog === null) resolve();
+        else requestLog.flush(() => resolve());
+      }),
+    );
 
   const shutdown = () => {
     if (app.state.closing) return;
@@ -83,10 +89,9 @@ function serve(config, clustered) {
     // stops listening.) Meanwhile every answer carries Connection: close.
     net.Server.prototype.close.call(server, () => {
       clearTimeout(cut);
-      closePools().then(() => {
-        if (requestLog) requestLog.flush();
-        process.exit(0);
-      });
+      closePools()
+        .then(flushRequestLog)
+        .then(() => process.exit(0));
     });
     const idle = setTimeout(() => server.closeIdleConnections(), DRAIN_WINDOW_MS);
     const cut = setTimeout(() => {
@@ -98,6 +103,15 @@ function serve(config, clustered) {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   return shutdown;
+}
+
+// within resolves when promise settles or after ms, whichever comes first.
+function within(ms, promise) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([promise.catch(() => {}), late]).finally(() => clearTimeout(timer));
 }
 
 const STATUS_LINE = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
