@@ -49,7 +49,9 @@ function readBody(req) {
     req.on('end', () => {
       if (size <= MAX_BODY) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     });
-    req.on('error', reject);
+    // The client went away mid-body (ECONNRESET "aborted"): its fault, not
+    // the service's, and nobody is left to read the answer.
+    req.on('error', (err) => reject(new HttpError(400, `request body incomplete: ${err.message}`)));
   });
 }
 
