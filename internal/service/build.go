@@ -291,13 +291,16 @@ func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error
 	return res, nil
 }
 
-// lockBuild takes an exclusive flock on the service's build lock file,
-// waiting for another build of the same folder to finish.
+// lockBuild takes an exclusive flock on the service folder's build lock,
+// waiting for another build of the same folder to finish. The lock lives in
+// the system's temporary folder, keyed by the service folder alone, so
+// processes with different caches (SHOWDOWN_CACHE) still take turns.
 func (m *Manifest) lockBuild(ctx context.Context) (unlock func(), err error) {
-	if err := os.MkdirAll(stampDir(), 0o755); err != nil {
+	dir := filepath.Join(os.TempDir(), "showdown-build-locks")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("build of %s: %w", m.Name, err)
 	}
-	f, err := os.OpenFile(strings.TrimSuffix(m.stampFile(), ".stamp")+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(m.stampFile()), ".stamp")+".lock"), os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("build of %s: %w", m.Name, err)
 	}

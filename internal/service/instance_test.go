@@ -141,6 +141,34 @@ func TestBuildCached(t *testing.T) {
 	}
 }
 
+func TestBuildsTakeTurns(t *testing.T) {
+	m, err := copyTiny(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two builds of one folder at once: the second waits for the first,
+	// then finds its stamp, so exactly one of them runs the build.
+	var wg sync.WaitGroup
+	res := make([]BuildResult, 2)
+	errs := make([]error, 2)
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = m.Build(context.Background(), nil)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("build %d: %v", i, err)
+		}
+	}
+	if res[0].Cached == res[1].Cached {
+		t.Errorf("concurrent builds: Cached = %v and %v, want exactly one build", res[0].Cached, res[1].Cached)
+	}
+}
+
 func TestBuildFailure(t *testing.T) {
 	root := t.TempDir()
 	m, err := copyTiny(root)
