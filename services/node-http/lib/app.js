@@ -75,6 +75,11 @@ function createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog }) {
     const url = req.url;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    if (req.headers.host === undefined && req.httpVersionMinor === 1) {
+      // HTTP/1.1 requires Host (RFC 9112 3.2); answered here, not by Node's bare 400, to keep errors JSON.
+      send(req, res, start, path, 'unmatched', 400, '{"error":"missing Host header (required in HTTP/1.1)"}');
+      return;
+    }
     const hit = router.match(req.method, path);
     if (hit === null) {
       send(req, res, start, path, 'unmatched', 404, NOT_FOUND);

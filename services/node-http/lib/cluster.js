@@ -20,9 +20,11 @@ function runPrimary(config) {
   let failed = false;
   serveClusterMetrics(cluster);
 
+  let announced = false;
   cluster.on('listening', (worker, address) => {
     worker.ready = true;
-    if (Object.values(cluster.workers).every((w) => w.ready)) {
+    if (!announced && Object.values(cluster.workers).every((w) => w.ready)) {
+      announced = true;
       process.stderr.write(
         `node-http listening on ${address.address}:${address.port} with ${config.workers} workers ` +
           `(pool ${config.poolSize} per worker and database)\n`,

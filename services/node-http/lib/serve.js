@@ -47,7 +47,11 @@ function serve(config, clustered) {
   const metrics = createMetrics({ clustered });
   const app = createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog });
 
-  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true }, app.handle);
+  // requireHostHeader is off so that app.handle answers a missing Host with a JSON 400.
+  const server = http.createServer(
+    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true, requireHostHeader: false },
+    app.handle,
+  );
   server.on('clientError', (err, socket) => answerClientError(err, socket));
   server.on('error', (err) => {
     errorLog.fatal({ err }, `cannot listen on ${config.host}:${config.port}: ${err.message}; set PORT/HOST to a free address`);

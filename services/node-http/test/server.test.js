@@ -7,6 +7,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
+const net = require('node:net');
 const path = require('node:path');
 
 const SERVER = path.join(__dirname, '..', 'server.js');
@@ -47,6 +48,25 @@ async function call(base, method, p, body) {
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
+// rawRequest writes raw to the server and resolves with the first answer.
+function rawRequest(port, raw) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(raw));
+    let got = '';
+    socket.on('data', (d) => {
+      got += d;
+      const end = got.indexOf('\r\n\r\n');
+      const len = /Content-Length: (\d+)/i.exec(got);
+      if (end !== -1 && len && got.length >= end + 4 + Number(len[1])) {
+        socket.destroy();
+        resolve(got);
+      }
+    });
+    socket.on('error', reject);
+    socket.setTimeout(10000, () => reject(new Error(`no answer to ${JSON.stringify(raw)}`)));
+  });
+}
+
 test('string workload, errors, metrics, SIGTERM', async (t) => {
   const { base, child } = await start({});
   t.after(() => child.kill('SIGKILL'));
@@ -85,6 +105,17 @@ test('string workload, errors, metrics, SIGTERM', async (t) => {
   assert.equal(big.status, 413);
   const exact = await call(base, 'POST', '/count', `{"s":"${'a'.repeat((1 << 20) - 8)}"}`);
   assert.equal(exact.status, 200, 'a body of exactly 1 MiB is accepted');
+
+  // Requests Node's parser refuses, or that lack Host, still get JSON.
+  for (const [raw, status] of [
+    ['GET /health HTTP/1.1\r\n\r\n', 400], // no Host
+    ['GARBAGE\r\n\r\n', 400], // no request line
+  ]) {
+    const answer = await rawRequest(new URL(base).port, raw);
+    assert.match(answer, new RegExp(`^HTTP/1.1 ${status} `), raw);
+    assert.match(answer, /\r\nContent-Type: application\/json\r\n/, raw);
+    assert.match(answer, /\r\n\r\n\{"error":"[^"]+"\}$/, raw);
+  }
 
   const metrics = await call(base, 'GET', '/metrics');
   assert.equal(metrics.status, 200);
