@@ -291,16 +291,11 @@ func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error
 	return res, nil
 }
 
-// lockBuild takes an exclusive flock on the service folder's build lock,
-// waiting for another build of the same folder to finish. The lock lives in
-// the system's temporary folder, keyed by the service folder alone, so
-// processes with different caches (SHOWDOWN_CACHE) still take turns.
+// lockBuild takes an exclusive flock on the service folder itself,
+// waiting for another build of the same folder to finish: every process
+// building it takes turns, whatever its cache, and no lock file is left.
 func (m *Manifest) lockBuild(ctx context.Context) (unlock func(), err error) {
-	dir := filepath.Join(os.TempDir(), "showdown-build-locks")
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("build of %s: %w", m.Name, err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(m.stampFile()), ".stamp")+".lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	f, err := os.Open(m.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("build of %s: %w", m.Name, err)
 	}
