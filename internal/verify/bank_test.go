@@ -197,6 +197,7 @@ func TestBankBrokenServerFailsExactly(t *testing.T) {
 		// No overdraft check.
 		"bank/transfer from an emptied balance -> 409",
 		"bank/transfer insufficient funds -> 409",
+		"bank/transfer amount 1e12 over the balance -> 409",
 		"bank/keep-alive: 400, 404, 409 then 200 on one connection",
 		// Lost updates (and no 409s) under concurrency.
 		"bank/concurrent transfers keep every invariant",

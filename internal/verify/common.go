@@ -61,6 +61,8 @@ func commonRows() []row {
 			req: request{raw: "POST /health HTTP/1.1\r\nHost: {host}\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}"}},
 		{name: "bad chunked encoding -> no 5xx", protocol: true,
 			req: request{raw: "POST /health HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", half: true}},
+		{name: "HTTP/1.0 health -> 200", req: request{raw: "GET /health HTTP/1.0\r\n\r\n", method: "GET"}, status: []int{200},
+			body: fields(map[string]any{"status": "ok"})},
 		{name: "health still 200 after malformed requests", req: get("/health"), status: []int{200},
 			body: fields(map[string]any{"status": "ok"})},
 	}

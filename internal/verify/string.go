@@ -60,6 +60,7 @@ func stringRows() []row {
 		{name: "count ZWJ family -> 5", req: post("/count", `{"s":"👨‍👩‍👧"}`), status: ok, body: count(5)},
 		{name: "count 1000 emoji -> 1000", req: post("/count", `{"s":"`+strings.Repeat("😀", 1000)+`"}`), status: ok, body: count(1000)},
 		{name: "count body of exactly 1 MiB -> 200", req: post("/count", exactly1MiB), status: ok, body: count(1<<20 - 8)},
+		{name: "count escaped backslash then u0000 is text -> 6", req: post("/count", `{"s":"\\u0000"}`), status: ok, body: count(6)},
 		// Accepted variations.
 		{name: "unknown field ignored -> 200", req: post("/uppercase", `{"x":1,"s":"a","y":{"z":[null]}}`), status: ok, body: upper("A")},
 		{name: "whitespace around JSON -> 200", req: post("/uppercase", " \n\t{ \"s\" : \"a\" } \n"), status: ok, body: upper("A")},
@@ -105,6 +106,7 @@ func stringRows() []row {
 		{name: "body longer than Content-Length -> 400", req: request{raw: "POST /uppercase HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{\"s\":\"hello\"}"}, status: bad},
 		{name: "body shorter than Content-Length -> no 5xx", protocol: true, req: request{raw: "POST /uppercase HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"s\":\"hel", half: true}},
 		// Size.
+		{name: "body of 1 MiB + 1 byte -> 413", req: post("/count", exactly1MiB[:6]+"b"+exactly1MiB[6:]), status: []int{413}},
 		{name: "2 MiB body -> 413", req: post("/uppercase", big), status: []int{413}},
 		{name: "2 MiB chunked body -> 413", req: request{method: "POST", path: "/count", body: []byte(big), chunked: true}, status: []int{413}},
 		// Routing.

@@ -224,6 +224,7 @@ func TestBrokenServerFailsExactly(t *testing.T) {
 		"string/count ZWJ family -> 5",
 		"string/count 1000 emoji -> 1000",
 		"string/count body of exactly 1 MiB -> 200",
+		"string/count escaped backslash then u0000 is text -> 6",
 		"string/no Content-Type -> 200",
 		"string/chunked body -> 200",
 		"string/lone surrogate escape -> 200 or 400",
