@@ -186,7 +186,9 @@ func roundElapsed(d time.Duration) time.Duration {
 func indentBlock(s, prefix string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = prefix + l
+		if l != "" {
+			lines[i] = prefix + l
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/verify"
 )
 
 // tinyTree writes a showdown tree holding one service, "tiny-bad": the
@@ -357,4 +358,41 @@ func progressLines(s string) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+func TestTallyFormat(t *testing.T) {
+	var b bytes.Buffer
+	tl := &tally{w: &b}
+	for _, r := range []verify.Result{
+		// A common check: no workload.
+		{Check: "health -> 200 {status:ok}", Status: verify.Pass, Elapsed: 1234 * time.Microsecond},
+		// A skip says why on its line.
+		{Check: "outage/503 while down", Status: verify.Skip, Detail: "needs DatabaseDown", Elapsed: 0},
+		// A failure: detail, request and response indented below.
+		{Workload: "bank", Check: "bank/transfer insufficient funds -> 409", Status: verify.Fail, Detail: "status 200, want 409",
+			Request: "POST /transaction HTTP/1.1\n\n{\"from\":1}", Response: "HTTP/1.1 200 OK\n\n{}", Elapsed: 1500 * time.Millisecond},
+		// A check name without its workload gets it.
+		{Workload: "sku", Check: "known id -> 200", Status: verify.Pass, Elapsed: 3 * time.Millisecond},
+	} {
+		tl.report(r)
+	}
+	b.WriteString(tl.summary() + "\n")
+	want := `PASS health -> 200 {status:ok} (1ms)
+SKIP outage/503 while down (0s): needs DatabaseDown
+FAIL bank/transfer insufficient funds -> 409 (1.5s)
+    status 200, want 409
+    request:
+      POST /transaction HTTP/1.1
+
+      {"from":1}
+    response:
+      HTTP/1.1 200 OK
+
+      {}
+PASS sku/known id -> 200 (3ms)
+2 passed, 1 failed, 1 skipped
+`
+	if got := b.String(); got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
 }
