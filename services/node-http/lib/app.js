@@ -58,7 +58,7 @@ function createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog }) {
     res.end(body);
     const ms = performance.now() - start;
     metrics.observe(route, status, ms / 1000);
-    if (requestLog !== null) requestLog.info({ method: req.method, path, status, duration_ms: ms });
+    if (requestLog !== null) requestLog.info({ method: req.method, path, status, duration_ms: Math.round(ms * 1000) / 1000 });
   }
 
   function sendError(req, res, start, path, route, err) {

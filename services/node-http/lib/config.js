@@ -24,13 +24,25 @@ function loadConfig(env) {
     logRequests: boolVar(env, 'LOG_REQUESTS', false, errors),
     workers: workersVar(env, errors),
   };
-  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
-    errors.push('DATABASE_URL must start with postgres:// (e.g. postgres://user:pw@127.0.0.1:5432/db?sslmode=disable)');
-  }
-  if (config.mysqlUrl && !/^mysql:\/\//.test(config.mysqlUrl)) {
-    errors.push('MYSQL_URL must start with mysql:// (e.g. mysql://user:pw@127.0.0.1:3306/db)');
-  }
+  urlVar('DATABASE_URL', config.databaseUrl, ['postgres:', 'postgresql:'], 'postgres://user:pw@127.0.0.1:5432/db?sslmode=disable', errors);
+  urlVar('MYSQL_URL', config.mysqlUrl, ['mysql:'], 'mysql://user:pw@127.0.0.1:3306/db', errors);
   return { config, errors };
+}
+
+// urlVar checks that a database URL (when set) parses and has the right
+// scheme; the URL itself is never echoed, as it may hold a password.
+function urlVar(name, raw, schemes, example, errors) {
+  if (!raw) return;
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    errors.push(`${name} is not a URL; want e.g. ${example}`);
+    return;
+  }
+  if (!schemes.includes(url.protocol)) {
+    errors.push(`${name} has scheme ${url.protocol.slice(0, -1)}; want ${schemes[0].slice(0, -1)}, e.g. ${example}`);
+  }
 }
 
 function intVar(env, name, dflt, min, max, errors) {

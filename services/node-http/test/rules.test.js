@@ -132,4 +132,17 @@ test('config', () => {
   const bad = loadConfig({ PORT: 'x', DB_POOL_SIZE: '0', LOG_REQUESTS: 'yes', WORKERS: '-1', DATABASE_URL: 'mysql://a' });
   assert.equal(bad.errors.length, 5, bad.errors.join('\n'));
   assert.ok(loadConfig({ WORKERS: 'auto' }).config.workers >= 1);
+  const urls = [
+    [{ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db?sslmode=disable' }, 0], // the contract's form
+    [{ DATABASE_URL: 'postgresql://u@h/db' }, 0], // the long scheme
+    [{ DATABASE_URL: 'postgres://u@h:99999/db' }, 1], // port out of range: not a URL
+    [{ DATABASE_URL: 'mysql://u@h/db' }, 1], // wrong scheme
+    [{ MYSQL_URL: 'mysql://u:p@127.0.0.1:3306/db' }, 0], // the contract's form
+    [{ MYSQL_URL: 'nope' }, 1], // not a URL
+  ];
+  for (const [env, want] of urls) {
+    const { errors } = loadConfig(env);
+    assert.equal(errors.length, want, `${JSON.stringify(env)}: ${errors}`);
+    for (const e of errors) assert.doesNotMatch(e, /u:p@/, 'the URL (and its password) is not echoed');
+  }
 });
