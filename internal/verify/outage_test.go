@@ -83,7 +83,10 @@ func startSKU(t *testing.T, k *skuServer) Target {
 }
 
 func TestOutage(t *testing.T) {
-	defer func(d time.Duration) { recoveryWait = d }(recoveryWait)
+	// Restored after the parallel subtests end; no other test runs in
+	// parallel with this one.
+	saved := recoveryWait
+	t.Cleanup(func() { recoveryWait = saved })
 	recoveryWait = 2 * time.Second
 	for _, c := range []struct {
 		name string
@@ -111,6 +114,7 @@ func TestOutage(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			got := map[string]Result{}
 			Run(context.Background(), startSKU(t, c.k), func(r Result) { got[r.Check] = r })
 			for name, want := range c.want {
