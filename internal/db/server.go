@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,7 +132,7 @@ func (s *server) run(ctx context.Context, bin string, args ...string) error {
 	cmd.SysProcAttr = s.procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		return fmt.Errorf("%s: %s: %w", s.engine, filepath.Base(bin), err)
 	}
 	hook("init", cmd.Process.Pid)
@@ -146,6 +147,36 @@ func (s *server) run(ctx context.Context, bin string, args ...string) error {
 	}
 	return nil
 }
+
+// spawn starts cmd from one OS thread that lives as long as showdown.
+// Subtleness ahead: Linux sends Pdeathsig when the *thread* that forked the
+// child exits, not the process, and Go may end a thread (one a goroutine
+// locked and never unlocked). Forking from a thread locked for good means
+// the signal comes only when showdown itself dies.
+func spawn(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawnCh = make(chan spawnReq)
+		go func() {
+			runtime.LockOSThread() // never unlocked: this thread stays
+			for r := range spawnCh {
+				r.done <- r.cmd.Start()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	spawnCh <- spawnReq{cmd, done}
+	return <-done
+}
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+var (
+	spawnOnce sync.Once
+	spawnCh   chan spawnReq
+)
 
 // freePort returns a loopback TCP port nobody listens on right now.
 func freePort() (int, error) {
@@ -217,7 +248,7 @@ func (s *server) up(ctx context.Context) error {
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = s.procAttr()
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		logf.Close()
 		s.mu.Unlock()
 		return fmt.Errorf("%s: start %s: %w", s.engine, bin, err)
