@@ -1,21 +1,17 @@
 package dev.showdown.spring;
 
 import jakarta.servlet.http.HttpServletRequest;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.server.PathContainer;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.HandlerMapping;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
-import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * ErrorAdvice turns every failure into the contract's JSON error {"error":"..."}: the service's own
@@ -30,12 +26,11 @@ public class ErrorAdvice {
     /** ErrorBody is the contract's error answer. */
     public record ErrorBody(String error) {}
 
-    private final RequestMappingHandlerMapping mappings;
-    private volatile List<PathPattern> routes;
+    private final Routes routes;
 
-    /** ErrorAdvice looks up route patterns in mappings to label 405 answers. */
-    public ErrorAdvice(RequestMappingHandlerMapping mappings) {
-        this.mappings = mappings;
+    /** ErrorAdvice looks up route patterns in routes to label 405 answers. */
+    public ErrorAdvice(Routes routes) {
+        this.routes = routes;
     }
 
     /** api answers an ApiException as it says. */
@@ -48,12 +43,9 @@ public class ErrorAdvice {
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     public ResponseEntity<ErrorBody> methodNotAllowed(HttpRequestMethodNotSupportedException e,
                                                       HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        for (PathPattern p : routes()) {
-            if (p.matches(PathContainer.parsePath(path))) {
-                request.setAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE, p.getPatternString());
-                break;
-            }
+        String route = routes.match(request.getRequestURI());
+        if (route != null) {
+            request.setAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE, route);
         }
         return ResponseEntity.status(405)
                 .headers(e.getHeaders())
@@ -76,17 +68,5 @@ public class ErrorAdvice {
     static String message(HttpStatusCode status) {
         HttpStatus s = HttpStatus.resolve(status.value());
         return s == null ? "error " + status.value() : s.getReasonPhrase().toLowerCase();
-    }
-
-    private List<PathPattern> routes() {
-        List<PathPattern> r = routes;
-        if (r == null) {
-            r = mappings.getHandlerMethods().keySet().stream()
-                    .filter(info -> info.getPathPatternsCondition() != null)
-                    .flatMap(info -> info.getPathPatternsCondition().getPatterns().stream())
-                    .toList();
-            routes = r;
-        }
-        return r;
     }
 }

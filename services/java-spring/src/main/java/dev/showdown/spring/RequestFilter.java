@@ -34,11 +34,13 @@ public class RequestFilter extends OncePerRequestFilter {
     private static final byte[] TOO_LARGE = "{\"error\":\"request body over 1 MiB\"}".getBytes(StandardCharsets.UTF_8);
 
     private final RequestMetrics metrics;
+    private final Routes routes;
     private final boolean logRequests = "true".equalsIgnoreCase(System.getenv("LOG_REQUESTS"));
 
-    /** RequestFilter records into metrics. */
-    public RequestFilter(RequestMetrics metrics) {
+    /** RequestFilter records into metrics, labelling early answers with routes. */
+    public RequestFilter(RequestMetrics metrics, Routes routes) {
         this.metrics = metrics;
+        this.routes = routes;
     }
 
     @Override
@@ -47,6 +49,10 @@ public class RequestFilter extends OncePerRequestFilter {
         long start = System.nanoTime();
         try {
             if (request.getContentLengthLong() > JsonBody.MAX_BYTES) {
+                String route = routes.match(request.getRequestURI());
+                if (route != null) {
+                    request.setAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE, route);
+                }
                 write(response, 413, TOO_LARGE);
             } else if (hasDotSegment(request.getRequestURI())) {
                 write(response, 404, NOT_FOUND);
