@@ -33,9 +33,9 @@ var locationRE = regexp.MustCompile(`^/user/([0-9]+)$`)
 // created checks a 201 of POST /user and, if storedAs is set, that
 // GET Location returns that email and no password. It needs the session,
 // so it is a check, not a row.
-func created(name, body, storedAs string, fx *usersFixture) check {
+func created(name string, req request, storedAs string, fx *usersFixture) check {
 	return check{workload: "users", name: "users/" + name, run: func(ctx context.Context, s *session) error {
-		id, err := s.createUser(ctx, body)
+		id, err := s.create(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -53,7 +53,12 @@ func created(name, body, storedAs string, fx *usersFixture) check {
 
 // createUser posts body, expects a 201 with its Location and returns the id.
 func (s *session) createUser(ctx context.Context, body string) (int64, error) {
-	resp := s.do(ctx, post("/user", body))
+	return s.create(ctx, post("/user", body))
+}
+
+// create sends req, expects a 201 with its Location and returns the id.
+func (s *session) create(ctx context.Context, req request) (int64, error) {
+	resp := s.do(ctx, req)
 	if err := (row{status: []int{201}, body: fields(map[string]any{"id": anyID, "message": "User created"})}).expect(resp); err != nil {
 		return 0, err
 	}
@@ -96,16 +101,18 @@ func usersStages(t Target) []stage {
 	user := func(email, password string) string {
 		return fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
 	}
+	signup := func(email, password string) request { return post("/user", user(email, password)) }
 	setup := fixed(
-		created("create user -> 201 Location {id,message}, then GET it", user(email, "secret"), email, fx),
+		created("create user -> 201 Location {id,message}, then GET it", signup(email, "secret"), email, fx),
 	)
 	more := fixed(
-		created("email of 255 code points (1014 bytes) -> 201", user(cp255, "p"), cp255, nil),
-		created("password of 255 code points -> 201", user("p255-"+unique+"@x", strings.Repeat("ß", 255)), "p255-"+unique+"@x", nil),
-		created("unicode email stored verbatim -> 201", user("straße-"+unique+"@bücher.de", "pässwörd"), "straße-"+unique+"@bücher.de", nil),
-		created("SQL injection in email stored verbatim -> 201", user(inj, "x' OR '1'='1"), inj, nil),
-		created("unknown fields ignored -> 201", `{"id":1,"admin":true,"email":"u-`+unique+`@x","password":"p","x":[{}]}`, "u-"+unique+"@x", nil),
-		created("Content-Type text/plain -> 201", user("ct-"+unique+"@x", "p"), "ct-"+unique+"@x", nil),
+		created("email of 255 code points (1014 bytes) -> 201", signup(cp255, "p"), cp255, nil),
+		created("password of 255 code points -> 201", signup("p255-"+unique+"@x", strings.Repeat("ß", 255)), "p255-"+unique+"@x", nil),
+		created("unicode email stored verbatim -> 201", signup("straße-"+unique+"@bücher.de", "pässwörd"), "straße-"+unique+"@bücher.de", nil),
+		created("SQL injection in email stored verbatim -> 201", signup(inj, "x' OR '1'='1"), inj, nil),
+		created("unknown fields ignored -> 201", post("/user", `{"id":1,"admin":true,"email":"u-`+unique+`@x","password":"p","x":[{}]}`), "u-"+unique+"@x", nil),
+		created("no Content-Type -> 201", request{method: "POST", path: "/user", body: []byte(user("noct-"+unique+"@x", "p")), noCT: true}, "noct-"+unique+"@x", nil),
+		created("Content-Type text/plain -> 201", request{method: "POST", path: "/user", body: []byte(user("ct-"+unique+"@x", "p")), header: [][2]string{{"Content-Type", "text/plain"}}}, "ct-"+unique+"@x", nil),
 		check{workload: "users", name: "users/duplicate email key -> last wins or 400", run: func(ctx context.Context, s *session) error {
 			resp := s.do(ctx, post("/user", `{"email":"first@x","password":"p","email":"last-`+unique+`@x"}`))
 			if err := (row{status: []int{201, 400}}).expect(resp); err != nil || resp.status == 400 {
