@@ -248,6 +248,7 @@ func dbUnavailable(err error) bool {
 	return errors.As(err, &connectErr) ||
 		errors.As(err, &netErr) ||
 		pgconn.Timeout(err) ||
+		errors.Is(err, pgconn.ErrConnClosed) || // a pooled connection that died while idle
 		errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, context.Canceled) ||
 		errors.Is(err, io.EOF) ||

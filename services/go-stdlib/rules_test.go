@@ -209,6 +209,7 @@ func TestDBUnavailable(t *testing.T) {
 		{fmt.Errorf("query: %w", syscall.ECONNREFUSED), true},                 // refused, wrapped
 		{&net.OpError{Op: "dial", Err: errors.New("no route to host")}, true}, // any network error
 		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},                   // connection cut mid-answer
+		{fmt.Errorf("batch: %w", pgconn.ErrConnClosed), true},                 // pgx on a connection that died
 		{errNoConnection, true},                                               // pool wait ran out
 		{driver.ErrBadConn, true},                                             // database/sql's broken connection
 		{errors.New("can't scan into dest[0]"), false},                        // a plain bug
