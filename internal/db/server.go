@@ -178,6 +178,61 @@ var (
 	spawnCh   chan spawnReq
 )
 
+// proc names one process by pid and start time, so that a pid reused by
+// another process is never mistaken for it.
+type proc struct {
+	pid   int
+	start string
+}
+
+// startTime is field 22 of /proc/pid/stat, "" if pid does not exist.
+func startTime(pid int) (start string, ppid int) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return "", 0
+	}
+	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 20 {
+		return "", 0
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return f[19], ppid
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []proc {
+	var out []proc
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		c, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ppid := startTime(c); ppid == pid && st != "" {
+			out = append(out, proc{c, st})
+		}
+	}
+	return out
+}
+
+// alive reports whether the same process still exists.
+func (p proc) alive() bool {
+	st, _ := startTime(p.pid)
+	return st != "" && st == p.start
+}
+
+// kill sends SIGKILL to the process if it is still the same one.
+func (p proc) kill() {
+	if p.alive() {
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	}
+}
+
 // freePort returns a loopback TCP port nobody listens on right now.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -226,6 +281,7 @@ func (s *server) up(ctx context.Context) error {
 		s.mu.Unlock()
 		return fmt.Errorf("%s: already stopped and removed", s.engine)
 	}
+	s.reapLocked()
 	if s.cmd != nil {
 		s.mu.Unlock()
 		return nil // already up
@@ -319,10 +375,16 @@ func (s *server) down() error {
 	case <-done:
 	case <-time.After(DefaultStopTimeout):
 		err = fmt.Errorf("%s (pid %d) did not shut down within %v; killed", s.engine, pid, DefaultStopTimeout)
+		// PostgreSQL's backends run in sessions of their own: the
+		// postmaster's group does not hold them, so kill them one by one.
+		kids := children(pid)
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		for _, k := range kids {
+			k.kill()
+		}
 		<-done
 	}
-	// Backends left behind by a crashed server die with their group.
+	// Whatever is left of the group goes with it.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	return err
 }
@@ -343,9 +405,25 @@ func (s *server) stop() error {
 	return err
 }
 
+// reapLocked forgets a server process that died on its own (a crash, a
+// kill from outside), killing what is left of its group, so that pid
+// reports 0 and up starts it again. s.mu must be held.
+func (s *server) reapLocked() {
+	if s.cmd == nil {
+		return
+	}
+	select {
+	case <-s.done:
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		s.cmd, s.done = nil, nil
+	default:
+	}
+}
+
 func (s *server) pid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reapLocked()
 	if s.cmd == nil {
 		return 0
 	}

@@ -236,12 +236,41 @@ func TestLifecycle(t *testing.T) {
 				t.Errorf("after Restart: SELECT v = %q, %v; want 7", v, err)
 			}
 
+			// A crash (the server killed from outside): PID reports it
+			// gone and Up brings it back with its data.
+			crashed := s.PID()
+			if err := syscall.Kill(crashed, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 100 && s.PID() != 0; i++ {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if s.PID() != 0 {
+				t.Errorf("PID() after a crash = %d, want 0", s.PID())
+			}
+			waitGone(t, crashed)
+			if err := s.Up(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := e.value(ctx, s.URL(), "SELECT v FROM kept"); err != nil || v != "7" {
+				t.Errorf("after a crash and Up: SELECT v = %q, %v; want 7", v, err)
+			}
+
 			// Stop: nothing of ours remains, and Stop again is harmless.
 			last := s.PID()
+			kids := children(last)
+			if e.name == "postgres" && len(kids) == 0 {
+				t.Error("found no children of the postmaster to check")
+			}
 			if err := s.Stop(); err != nil {
 				t.Fatal(err)
 			}
 			waitGone(t, last)
+			for _, k := range kids {
+				if k.alive() {
+					t.Errorf("child %d of the server outlived Stop", k.pid)
+				}
+			}
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("directory %s still exists after Stop (%v)", dir, err)
 			}
@@ -414,12 +443,24 @@ func TestParentDies(t *testing.T) {
 	if pgPID == 0 || myPID == 0 {
 		t.Fatal("the child process did not report its servers")
 	}
+	kids := children(pgPID)
+	if len(kids) == 0 {
+		t.Error("found no children of the postmaster to check")
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 	waitGone(t, pgPID)
 	waitGone(t, myPID)
+	for _, k := range kids {
+		for i := 0; i < 100 && k.alive(); i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if k.alive() {
+			t.Errorf("backend %d outlived its postmaster", k.pid)
+		}
+	}
 	for i := 0; i < 100 && len(processesMentioning(parent)) > 0; i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
