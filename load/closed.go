@@ -14,44 +14,30 @@ func (r *run) closed(ctx context.Context, m ClosedModel) Summary {
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 
-	// The controller starts measurement after the warm-up and ends it
-	// after the duration.
-	var measureMu sync.Mutex
-	measureStart := time.Time{}
-	started := make(chan struct{})
+	// Measurement starts now, after a timed warm-up, or with the sample
+	// that ends a counted one (the recorder decides); the controller then
+	// ends it after the duration.
+	switch {
+	case a.warmup.Duration > 0:
+		wt := time.AfterFunc(a.warmup.Duration, func() { r.rec.begin(time.Now()) })
+		defer wt.Stop()
+	case a.warmup.Requests <= 0:
+		r.rec.begin(t0)
+	}
 	go func() {
-		if a.warmup.Duration > 0 {
-			select {
-			case <-time.After(a.warmup.Duration):
-			case <-stop:
-				return
-			}
-		} else {
-			select {
-			case <-r.rec.warmDone:
-			case <-stop:
-				return
-			}
+		select {
+		case <-r.rec.began:
+		case <-stop:
+			return
 		}
-		now := time.Now()
-		measureMu.Lock()
-		measureStart = now
-		measureMu.Unlock()
-		r.rec.begin(now)
-		close(started)
 		if m.Duration > 0 {
 			select {
-			case <-time.After(m.Duration):
+			case <-time.After(time.Until(r.rec.startTime().Add(m.Duration))):
 				halt()
 			case <-stop:
 			}
 		}
 	}()
-	getStart := func() time.Time {
-		measureMu.Lock()
-		defer measureMu.Unlock()
-		return measureStart
-	}
 
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
@@ -90,7 +76,7 @@ func (r *run) closed(ctx context.Context, m ClosedModel) Summary {
 	<-tickDone
 	r.rec.flush(time.Now(), r.active.Load())
 	sum := Summary{Model: "closed", Users: users}
-	if ms := getStart(); !ms.IsZero() {
+	if ms := r.rec.startTime(); !ms.IsZero() {
 		reqs, _ := r.rec.totals()
 		if secs := time.Since(ms).Seconds(); secs > 0 {
 			sum.AchievedRate = float64(reqs) / secs

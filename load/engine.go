@@ -21,6 +21,9 @@ type Attacker struct {
 	lateAfter     time.Duration
 	optionsRecord map[string]string
 
+	// noTick disables the tick engine (tests compare both engines).
+	noTick bool
+
 	// dialBackoff is how long a closed-model user waits after failing to
 	// connect, so a dead target does not turn users into a busy loop.
 	dialBackoff time.Duration

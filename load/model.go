@@ -221,3 +221,8 @@ func LateAfter(d time.Duration) Option { return func(a *Attacker) { a.lateAfter 
 func WithOptionsRecord(m map[string]string) Option {
 	return func(a *Attacker) { a.optionsRecord = m }
 }
+
+// WithoutTickEngine runs plain URL attacks in the open model on the
+// goroutine-per-connection engine instead of the tick engine (tick.go), to
+// compare the two or to rule the tick engine out when diagnosing.
+func WithoutTickEngine() Option { return func(a *Attacker) { a.noTick = true } }

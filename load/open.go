@@ -77,7 +77,9 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	if warm == 0 {
 		r.rec.begin(s.t0)
 	} else {
-		time.AfterFunc(warm, func() { r.rec.begin(measureStart) })
+		r.rec.autoStart = measureStart
+		wt := time.AfterFunc(warm, func() { r.rec.begin(measureStart) })
+		defer wt.Stop()
 	}
 
 	stopTick := make(chan struct{})
@@ -87,7 +89,12 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 		close(tickDone)
 	}()
 
-	r.pace(ctx, s, end)
+	te := r.tickEngine(s)
+	if te != nil {
+		te.run(ctx, end)
+	} else {
+		r.pace(ctx, s, end)
+	}
 
 	// Let requests in flight finish (they are bounded by the timeout),
 	// unless interrupted.

@@ -35,13 +35,13 @@ type recorder struct {
 
 	measuring  bool
 	warmupLeft int64         // requests still to discard (count warm-up)
-	warmDone   chan struct{} // closed when a count warm-up completes
 	start      time.Time
 	last       time.Time // end of the previous interval
 	curErr     int64
 	intervals  []Interval
 	cpu0       time.Duration // process CPU time at begin
 	began      chan struct{} // closed by begin
+	autoStart  time.Time     // if set, the first sample begins measurement at it
 }
 
 func (r *recorder) startTime() time.Time {
@@ -51,36 +51,46 @@ func (r *recorder) startTime() time.Time {
 }
 
 func newRecorder(steps []string, maxReasons int, warmupRequests int) *recorder {
-	r := &recorder{maxReasons: maxReasons, warmDone: make(chan struct{}), began: make(chan struct{})}
+	r := &recorder{maxReasons: maxReasons, began: make(chan struct{})}
 	taken := map[string]bool{TotalTag: true}
 	for _, s := range steps {
 		r.labels = append(r.labels, newLabelRec(s, tagFor(s, taken)))
 	}
 	r.labels = append(r.labels, newLabelRec("TOTAL", TotalTag))
 	r.warmupLeft = int64(warmupRequests)
-	if warmupRequests <= 0 {
-		close(r.warmDone)
-	}
 	return r
 }
 
 // begin starts measurement at t.
 func (r *recorder) begin(t time.Time) {
 	r.mu.Lock()
+	r.beginLocked(t)
+	r.mu.Unlock()
+}
+
+func (r *recorder) beginLocked(t time.Time) {
+	if r.measuring {
+		return
+	}
 	r.measuring, r.start, r.last = true, t, t
 	r.cpu0 = processCPU()
-	r.mu.Unlock()
 	close(r.began)
 }
 
 // record counts one sample of step. reason is "" for a success.
 func (r *recorder) record(step int, lat, svc time.Duration, sent, recv int, reason string) {
 	r.mu.Lock()
+	if !r.measuring && !r.autoStart.IsZero() {
+		// The open model filters warm-up samples itself: a sample here
+		// is measured even if the warm-up timer has not fired yet.
+		r.beginLocked(r.autoStart)
+	}
 	if !r.measuring {
 		if r.warmupLeft > 0 {
 			r.warmupLeft--
 			if r.warmupLeft == 0 {
-				close(r.warmDone)
+				// A count warm-up ends with its last sample.
+				r.beginLocked(time.Now())
 			}
 		}
 		r.mu.Unlock()

@@ -19,6 +19,7 @@ func main() {
 	users := flag.Int("users", 50, "closed model users")
 	d := flag.Duration("d", 5*time.Second, "duration")
 	prof := flag.String("cpuprofile", "", "write a CPU profile to `file`")
+	noTick := flag.Bool("notick", false, "use the goroutine engine for the open model")
 	flag.Parse()
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -32,7 +33,11 @@ func main() {
 	if *rate == 0 {
 		m = load.ClosedModel{Users: *users, Duration: *d}
 	}
-	res, err := load.NewAttacker().Attack(context.Background(), &load.Target{URL: *url}, m)
+	var opts []load.Option
+	if *noTick {
+		opts = append(opts, load.WithoutTickEngine())
+	}
+	res, err := load.NewAttacker(opts...).Attack(context.Background(), &load.Target{URL: *url}, m)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,0 +1,532 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The tick engine runs a plain URL attack (a *Target) in the open model.
+//
+// Subtleness ahead! Most of a generator's CPU per request is the kernel
+// waking it: once per response when each connection has a goroutine
+// parked in the runtime poller. Here one goroutine owns raw non-blocking
+// sockets that the runtime poller does not know, and wakes only on its own
+// timer (the runtime's idle-sleep resolution is 1 ms): each wake reads
+// whatever responses have arrived, then writes every request that has
+// become due. A response is timed by the kernel's receive timestamp
+// (SO_TIMESTAMPNS), not by when the tick read it, so waking rarely costs no
+// accuracy; a request is timed from its due time as in the goroutine
+// engine, so sends batched up to a tick later count against the target's
+// latency, as wrk2's do.
+const tickSleep = time.Millisecond
+
+type tconn struct {
+	fd         int
+	connecting bool
+	busy       bool
+	reused     bool
+	retried    bool
+	dead       bool // closed while idle; dropped from the idle stack
+	wantOut    bool // registered for EPOLLOUT
+	wrote      int
+	buf        []byte
+	ticket     int64
+	due, sent  time.Time
+	arrived    time.Time
+}
+
+type tickEngine struct {
+	r       *run
+	s       *schedule
+	sa      syscall.Sockaddr
+	family  int
+	wreq    []byte
+	conns   []*tconn // busy or connecting
+	idle    []*tconn
+	total   int // open sockets
+	rbuf    []byte
+	oob     []byte
+	timeout time.Duration
+	// ep is the engine's own epoll instance (not the runtime's): it is
+	// asked, without blocking, which sockets have news at each tick, so a
+	// tick costs one epoll_wait however many requests are in flight.
+	ep     int
+	byFD   []*tconn
+	events []unix.EpollEvent
+}
+
+// tickable reports whether sc can run on the tick engine, and prepares it.
+func (r *run) tickEngine(s *schedule) *tickEngine {
+	t, ok := r.sc.(*Target)
+	if !ok || r.a.noTick {
+		return nil
+	}
+	addr, host, path, err := splitURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	ta, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		return nil
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	e := &tickEngine{r: r, s: s, rbuf: make([]byte, 64<<10), oob: make([]byte, 128), timeout: r.a.timeout,
+		ep: ep, events: make([]unix.EpollEvent, 256)}
+	if ip4 := ta.IP.To4(); ip4 != nil {
+		sa := &syscall.SockaddrInet4{Port: ta.Port}
+		copy(sa.Addr[:], ip4)
+		e.sa, e.family = sa, syscall.AF_INET
+	} else {
+		sa := &syscall.SockaddrInet6{Port: ta.Port}
+		copy(sa.Addr[:], ta.IP.To16())
+		e.sa, e.family = sa, syscall.AF_INET6
+	}
+	var req Request
+	targetUser{t}.Request(0, 0, &req)
+	e.wreq = appendRequest(nil, &req, host, path)
+	return e
+}
+
+// run paces tickets until end, then lets requests in flight finish.
+func (e *tickEngine) run(ctx context.Context, end time.Time) {
+	s := e.s
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	defer func() {
+		for _, c := range e.byFD {
+			if c != nil {
+				syscall.Close(c.fd)
+			}
+		}
+		syscall.Close(e.ep)
+		e.r.active.Store(0)
+	}()
+	sending := true
+	for {
+		if ctx.Err() != nil {
+			return
+		}
+		now := time.Now()
+		e.progress(now)
+		if !sending && len(e.conns) == 0 {
+			return
+		}
+		if sending {
+			for s.next < s.total && !s.due(s.next).After(now) {
+				c := e.conn()
+				if c == nil {
+					break // MaxInflight busy: overdue tickets wait as a count
+				}
+				e.start(c, s.next, now)
+				s.next++
+			}
+			// Every ticket is due before end: the first tick at or after
+			// end sends the last ones; what is left then is dropped.
+			sending = now.Before(end)
+		}
+		e.r.active.Store(int64(len(e.conns)))
+		wait := tickSleep
+		if len(e.conns) == 0 && s.next < s.total {
+			wait = max(tickSleep, s.due(s.next).Sub(now))
+		}
+		if now.Before(end) {
+			wait = min(wait, max(end.Sub(now), 0))
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// conn returns an idle connection, a new one, or nil at MaxInflight.
+func (e *tickEngine) conn() *tconn {
+	for n := len(e.idle); n > 0; n = len(e.idle) {
+		c := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		if !c.dead {
+			return c
+		}
+	}
+	if len(e.conns) >= e.r.a.maxInflight {
+		return nil
+	}
+	return &tconn{fd: -1}
+}
+
+func (e *tickEngine) dial(c *tconn) error {
+	fd, err := syscall.Socket(e.family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+	err = syscall.Connect(fd, e.sa)
+	if err != nil && err != syscall.EINPROGRESS {
+		syscall.Close(fd)
+		return err
+	}
+	c.fd, c.connecting, c.reused, c.wrote, c.dead = fd, err == syscall.EINPROGRESS, false, 0, false
+	c.buf = c.buf[:0]
+	c.wantOut = true
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: int32(fd)}
+	if err := unix.EpollCtl(e.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		syscall.Close(fd)
+		c.fd = -1
+		return err
+	}
+	for len(e.byFD) <= fd {
+		e.byFD = append(e.byFD, nil)
+	}
+	e.byFD[fd] = c
+	return nil
+}
+
+// closeFD closes c's socket (which also leaves the epoll set).
+func (e *tickEngine) closeFD(c *tconn) {
+	if c.fd >= 0 {
+		e.byFD[c.fd] = nil
+		syscall.Close(c.fd)
+	}
+	c.fd = -1
+}
+
+// interest registers c for writability only while it has bytes to write,
+// so a level-triggered EPOLLOUT does not report it at every tick.
+func (e *tickEngine) interest(c *tconn) {
+	want := c.connecting || c.wrote < len(e.wreq)
+	if want == c.wantOut || c.fd < 0 {
+		return
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)}
+	if want {
+		ev.Events |= unix.EPOLLOUT
+	}
+	unix.EpollCtl(e.ep, unix.EPOLL_CTL_MOD, c.fd, &ev)
+	c.wantOut = want
+}
+
+// start sends ticket n on c.
+func (e *tickEngine) start(c *tconn, n int64, now time.Time) {
+	s := e.s
+	due := s.due(n)
+	if n >= s.measureFrom {
+		s.started.Add(1)
+		if now.Sub(due) > e.r.a.lateAfter {
+			s.late.Add(1)
+		}
+	}
+	c.ticket, c.due, c.sent, c.busy, c.retried = n, due, now, true, false
+	c.arrived = time.Time{}
+	if c.fd < 0 {
+		if err := e.dial(c); err != nil {
+			e.fail(c, now, err)
+			return
+		}
+	}
+	e.conns = append(e.conns, c)
+	if !c.connecting {
+		e.write(c, now)
+	}
+}
+
+func (e *tickEngine) write(c *tconn, now time.Time) {
+	for c.wrote < len(e.wreq) {
+		n, err := syscall.Write(c.fd, e.wreq[c.wrote:])
+		if err == syscall.EAGAIN {
+			return
+		}
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			e.broken(c, now, err)
+			return
+		}
+		c.wrote += n
+	}
+	e.interest(c)
+}
+
+// progress asks the engine's epoll which sockets have news and advances
+// them (connect, write, read, complete), then times out overdue requests.
+func (e *tickEngine) progress(now time.Time) {
+	for {
+		n, err := unix.EpollWait(e.ep, e.events, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		for _, ev := range e.events[:max(n, 0)] {
+			fd := int(ev.Fd)
+			if fd >= len(e.byFD) || e.byFD[fd] == nil {
+				continue
+			}
+			c := e.byFD[fd]
+			if !c.busy {
+				// An idle keep-alive connection has news: the server
+				// closed it (or sent garbage). Drop it.
+				e.closeFD(c)
+				c.dead = true
+				continue
+			}
+			if c.connecting {
+				if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+					continue
+				}
+				c.connecting = false
+				if v, err := syscall.GetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_ERROR); err != nil || v != 0 {
+					if err == nil {
+						err = syscall.Errno(v)
+					}
+					e.fail(c, now, &net.OpError{Op: "dial", Net: "tcp", Err: err})
+					continue
+				}
+				c.sent = now
+				e.write(c, now)
+				continue
+			}
+			if c.wrote < len(e.wreq) {
+				e.write(c, now)
+			}
+			if c.busy && c.wrote == len(e.wreq) && ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+				e.read(c, now)
+			}
+		}
+		if n < len(e.events) {
+			break
+		}
+	}
+	busy := e.conns
+	e.conns = e.conns[:0]
+	for _, c := range busy {
+		if c.busy && now.Sub(c.sent) > e.timeout {
+			e.finish(c, now, 0, 0, ReasonTimeout, true)
+		}
+		if c.busy {
+			e.conns = append(e.conns, c)
+		}
+	}
+}
+
+func (e *tickEngine) read(c *tconn, now time.Time) {
+	for {
+		n, oobn, _, _, err := syscall.Recvmsg(c.fd, e.rbuf, e.oob, 0)
+		if err == syscall.EAGAIN {
+			return
+		}
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			e.broken(c, now, &net.OpError{Op: "read", Net: "tcp", Err: err})
+			return
+		}
+		if oobn > 0 {
+			if ts, ok := kernelTime(e.oob[:oobn]); ok {
+				c.arrived = ts
+			}
+		}
+		if n == 0 {
+			// The server closed: a response without a length ends here.
+			if len(c.buf) > 0 {
+				if m, status, _, ok, _ := parseBuffered(c.buf, true); ok {
+					e.complete(c, now, m, status, true)
+					return
+				}
+			}
+			e.broken(c, now, errEOF)
+			return
+		}
+		c.buf = append(c.buf, e.rbuf[:n]...)
+		m, status, closeAfter, ok, perr := parseBuffered(c.buf, false)
+		if perr != nil {
+			e.finish(c, now, len(c.buf), 0, ReasonMalformed, true)
+			return
+		}
+		if ok {
+			e.complete(c, now, m, status, closeAfter)
+			return
+		}
+	}
+}
+
+var errEOF = errors.New("EOF")
+
+// broken handles a connection that failed: a request on a reused
+// connection that saw no response byte is sent again once on a new one.
+func (e *tickEngine) broken(c *tconn, now time.Time, err error) {
+	if c.reused && len(c.buf) == 0 && !c.retried {
+		e.closeFD(c)
+		c.retried = true
+		if derr := e.dial(c); derr != nil {
+			e.fail(c, now, derr)
+			return
+		}
+		c.retried = true
+		if !c.connecting {
+			e.write(c, now)
+		}
+		return
+	}
+	e.fail(c, now, err)
+}
+
+func (e *tickEngine) fail(c *tconn, now time.Time, err error) {
+	reason := ReasonClosed
+	if err != errEOF {
+		reason = transportReason(err)
+	}
+	e.finish(c, now, len(c.buf), 0, reason, true)
+}
+
+func (e *tickEngine) complete(c *tconn, now time.Time, n, status int, closeAfter bool) {
+	reason := ""
+	if status < 200 || status > 299 {
+		reason = "status " + itoa(status)
+	}
+	done := c.arrived
+	if done.IsZero() || done.After(now) || done.Before(c.sent) {
+		done = now
+	}
+	c.buf = c.buf[:copy(c.buf, c.buf[n:])]
+	c.arrived = done
+	e.finish(c, done, n, status, reason, closeAfter)
+}
+
+// finish records the sample of c and frees c.
+func (e *tickEngine) finish(c *tconn, done time.Time, recv, status int, reason string, closeConn bool) {
+	if c.ticket >= e.s.measureFrom {
+		e.r.rec.record(0, done.Sub(c.due), done.Sub(c.sent), c.wrote, recv, reason)
+	}
+	c.busy = false
+	if closeConn {
+		e.closeFD(c)
+		return
+	}
+	c.reused, c.wrote = true, 0
+	e.idle = append(e.idle, c)
+}
+
+// kernelTime extracts the SO_TIMESTAMPNS receive time from control data.
+func kernelTime(oob []byte) (time.Time, bool) {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, m := range msgs {
+		if m.Header.Level == syscall.SOL_SOCKET && m.Header.Type == syscall.SO_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(syscall.Timespec{})) {
+			ts := (*syscall.Timespec)(unsafe.Pointer(&m.Data[0]))
+			return time.Unix(ts.Sec, ts.Nsec), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// parseBuffered checks whether b starts with a complete response. atEOF
+// means the server closed, which completes a response without a length.
+// It returns the response's length, status and whether the server will
+// close the connection.
+func parseBuffered(b []byte, atEOF bool) (n, status int, closeAfter, ok bool, err error) {
+	end := bytes.Index(b, []byte("\r\n\r\n"))
+	if end < 0 {
+		if len(b) > 64<<10 {
+			return 0, 0, false, false, errMalformed
+		}
+		return 0, 0, false, false, nil
+	}
+	head := b[:end+2]
+	body := end + 4
+	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+		return 0, 0, false, false, errMalformed
+	}
+	status, e := strconv.Atoi(string(line[9:12]))
+	if e != nil {
+		return 0, 0, false, false, errMalformed
+	}
+	closeAfter = line[7] == '0'
+	length, chunked := -1, false
+	for len(rest) > 0 {
+		var h []byte
+		h, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		name, value, found := bytes.Cut(h, []byte(":"))
+		if !found {
+			continue
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case asciiEqualFold(bytes.TrimSpace(name), "Content-Length"):
+			length, e = strconv.Atoi(string(value))
+			if e != nil || length < 0 {
+				return 0, 0, false, false, errMalformed
+			}
+		case asciiEqualFold(bytes.TrimSpace(name), "Transfer-Encoding"):
+			chunked = bytes.Contains(bytes.ToLower(value), []byte("chunked"))
+		case asciiEqualFold(bytes.TrimSpace(name), "Connection"):
+			v := bytes.ToLower(value)
+			if bytes.Contains(v, []byte("close")) {
+				closeAfter = true
+			} else if bytes.Contains(v, []byte("keep-alive")) {
+				closeAfter = false
+			}
+		}
+	}
+	switch {
+	case status == 204 || status == 304 || status/100 == 1:
+		return body, status, closeAfter, true, nil
+	case chunked:
+		i := body
+		for {
+			j := bytes.Index(b[i:], []byte("\r\n"))
+			if j < 0 {
+				return 0, 0, false, false, nil
+			}
+			sz := b[i : i+j]
+			if k := bytes.IndexByte(sz, ';'); k >= 0 {
+				sz = sz[:k]
+			}
+			size, e := strconv.ParseInt(string(bytes.TrimSpace(sz)), 16, 64)
+			if e != nil || size < 0 {
+				return 0, 0, false, false, errMalformed
+			}
+			i += j + 2
+			if size == 0 {
+				// Trailers end with an empty line.
+				t := bytes.Index(b[i:], []byte("\r\n\r\n"))
+				if bytes.HasPrefix(b[i:], []byte("\r\n")) {
+					return i + 2, status, closeAfter, true, nil
+				}
+				if t < 0 {
+					return 0, 0, false, false, nil
+				}
+				return i + t + 4, status, closeAfter, true, nil
+			}
+			if len(b) < i+int(size)+2 {
+				return 0, 0, false, false, nil
+			}
+			i += int(size) + 2
+		}
+	case length >= 0:
+		if len(b) < body+length {
+			return 0, 0, false, false, nil
+		}
+		return body + length, status, closeAfter, true, nil
+	}
+	if atEOF {
+		return len(b), status, true, true, nil
+	}
+	return 0, 0, false, false, nil
+}

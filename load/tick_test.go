@@ -1,0 +1,105 @@
+package load
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestParseBuffered(t *testing.T) {
+	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+	const chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+	tests := []struct {
+		in       string
+		atEOF    bool
+		n        int
+		status   int
+		close    bool
+		complete bool
+		bad      bool
+	}{
+		{ok, false, len(ok), 200, false, true, false},                                                           // complete with Content-Length
+		{ok[:len(ok)-1], false, 0, 0, false, false, false},                                                      // body still arriving
+		{ok[:20], false, 0, 0, false, false, false},                                                             // header still arriving
+		{chunked, false, len(chunked), 200, false, true, false},                                                 // complete chunked body
+		{chunked[:len(chunked)-2], false, 0, 0, false, false, false},                                            // last chunk not ended
+		{"HTTP/1.1 204 No Content\r\n\r\n", false, 27, 204, false, true, false},                                 // no body by status
+		{"HTTP/1.1 503 X\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false, 56, 503, true, true, false}, // close announced
+		{"HTTP/1.0 200 OK\r\n\r\nuntil close", false, 0, 0, false, false, false},                                // no length: wait for EOF
+		{"HTTP/1.0 200 OK\r\n\r\nuntil close", true, 30, 200, true, true, false},                                // and complete at EOF
+		{"SMTP ready\r\n\r\n", false, 0, 0, false, false, true},                                                 // not HTTP
+	}
+	for _, tt := range tests {
+		n, status, closeAfter, complete, err := parseBuffered([]byte(tt.in), tt.atEOF)
+		if (err != nil) != tt.bad || n != tt.n || status != tt.status || closeAfter != tt.close || complete != tt.complete {
+			t.Errorf("parseBuffered(%q, %v) = %d, %d, close %v, complete %v, %v; want %d, %d, %v, %v, bad %v",
+				tt.in, tt.atEOF, n, status, closeAfter, complete, err, tt.n, tt.status, tt.close, tt.complete, tt.bad)
+		}
+	}
+}
+
+// TestEnginesAgree runs the same open-model attacks on the tick engine and
+// on the goroutine engine against awkward targets.
+func TestEnginesAgree(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("part1"))
+		w.(http.Flusher).Flush()
+		w.Write([]byte("part2"))
+	})
+	mux.HandleFunc("/close", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		io.WriteString(w, "bye")
+	})
+	mux.HandleFunc("/teapot", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTeapot)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+	})
+	srv := httptest.NewUnstartedServer(mux)
+	// Idle keep-alive connections are closed by the server quickly, so
+	// the engines must notice and reconnect.
+	srv.Config.IdleTimeout = 20 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+	tests := []struct {
+		url    string
+		opts   []Option
+		reason string // the only error reason, or "" for none
+	}{
+		{srv.URL + "/chunked", nil, ""},                                               // chunked bodies
+		{srv.URL + "/close", nil, ""},                                                 // Connection: close on every response
+		{srv.URL + "/teapot", nil, "status 418"},                                      // non-2xx is an error
+		{srv.URL + "/slow", []Option{Timeout(100 * time.Millisecond)}, ReasonTimeout}, // timeouts
+		{deadURL + "/", nil, ReasonRefused},                                           // nobody listening
+	}
+	for _, tt := range tests {
+		for _, engine := range []string{"tick", "goroutine"} {
+			opts := tt.opts
+			if engine == "goroutine" {
+				opts = append(opts, WithoutTickEngine())
+			}
+			res, err := NewAttacker(opts...).Attack(context.Background(), &Target{URL: tt.url}, OpenModel{Rate: 50, Duration: 400 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tot := res.Summary.Total
+			if tot.Samples+res.Summary.Dropped != 20 {
+				t.Errorf("%s %s: %d samples + %d dropped, want 20", engine, tt.url, tot.Samples, res.Summary.Dropped)
+			}
+			switch {
+			case tt.reason == "" && tot.Errors != 0:
+				t.Errorf("%s %s: errors %+v", engine, tt.url, tot.Reasons)
+			case tt.reason != "" && (len(tot.Reasons) != 1 || tot.Reasons[0].Reason != tt.reason || tot.Errors != tot.Samples):
+				t.Errorf("%s %s: reasons %+v of %d samples, want all %q", engine, tt.url, tot.Reasons, tot.Samples, tt.reason)
+			}
+		}
+	}
+}
