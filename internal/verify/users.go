@@ -156,6 +156,9 @@ func usersStages(t Target) []stage {
 				{get(fmt.Sprintf("/user/%d", fx.id)), 200},
 			}
 		}),
+		check{workload: "users", name: "users/rejected sign-ups leave no row", run: func(ctx context.Context, s *session) error {
+			return checkNoRowLeft(ctx, s, unique)
+		}},
 		check{workload: "users", name: "users/concurrent sign-ups get distinct ids and rows", run: checkUsersConcurrency},
 		healthyAfter("users", func() (request, error) {
 			if err := fx.ready(); err != nil {
@@ -223,4 +226,44 @@ func usersRows(id int64, cp256 string) []row {
 		{name: "lone surrogate in email -> 201 or 400", req: p(`{"email":"\ud800@b.c","password":"p"}`), status: []int{201, 400}},
 		{name: "invalid UTF-8 in password -> 201 or 400", req: p("{\"email\":\"utf8@b.c\",\"password\":\"\xc3\x28\xff\"}"), status: []int{201, 400}},
 	}
+}
+
+// checkNoRowLeft proves that answers other than 201 insert nothing: it
+// creates a user, sends sign-ups the contract rejects, creates another,
+// and finds no readable user between the two ids. (Ids may have gaps, if
+// a rejected insert consumed a sequence value; rows may not.)
+func checkNoRowLeft(ctx context.Context, s *session, unique string) error {
+	first, err := s.createUser(ctx, fmt.Sprintf(`{"email":"before-%s@x","password":"p"}`, unique))
+	if err != nil {
+		return err
+	}
+	for _, body := range []string{
+		`{"email":"nobody","password":"p"}`,
+		`{"email":"a@b.c","password":""}`,
+		`{"email":"` + strings.Repeat("a", 254) + `@x","password":"p"}`,
+		`{"email":"a@b.c","password":"` + strings.Repeat("p", 256) + `"}`,
+		`{"email":"a\u0000@b.c","password":"p"}`,
+		`{"email":"a@b.c","password":"p\u0000"}`,
+		`{"email":"a@b.c","password":1}`,
+		`{"email":"a@b.c"}`,
+	} {
+		resp := s.do(ctx, post("/user", body))
+		if err := (row{status: []int{400}}).expect(resp); err != nil {
+			return err
+		}
+	}
+	last, err := s.createUser(ctx, fmt.Sprintf(`{"email":"after-%s@x","password":"p"}`, unique))
+	if err != nil {
+		return err
+	}
+	if last <= first {
+		return fmt.Errorf("the second user got id %d, not above the first's %d", last, first)
+	}
+	for id := first + 1; id < last && id <= first+100; id++ {
+		resp := s.do(ctx, get(fmt.Sprintf("/user/%d", id)))
+		if resp.none || resp.status != 404 {
+			return fmt.Errorf("user %d, created between the users %d and %d around rejected sign-ups only, reads %s: a rejected sign-up left a row (or another client was signing up)", id, first, last, firstLine(resp.dump()))
+		}
+	}
+	return nil
 }
