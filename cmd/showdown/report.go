@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/showdownlab/showdown/internal/report"
+)
+
+func init() {
+	register(&command{
+		name:    "report",
+		summary: "write report.html and summary.md for a results folder, a JMeter .jtl or a k6 JSON output",
+		run:     runReport,
+	})
+}
+
+func runReport(st *state, args []string) error {
+	fs := newFlagSet(st, "report", "[flags] RESULTS\n\nRESULTS is a 'showdown run' results folder, a 'showdown attack --out' folder,\na JMeter results file in CSV form (.jtl) or a k6 JSON output (k6 run --out json=FILE).\nWithout --format, writes report.html and summary.md next to the results and prints their paths.")
+	format := fs.String("format", "", "write only this `format`: html, md, json or csv (to --out, or standard output)")
+	out := fs.String("out", "", "write to `file` instead (with --format; \"-\" is standard output)")
+	args, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usageError{err: fmt.Errorf("one results folder or file, got %d", len(args)), hint: "showdown report results/20260101T000000Z-default"}
+	}
+	switch *format {
+	case "", report.FormatHTML, report.FormatMarkdown, report.FormatJSON, report.FormatCSV:
+	default:
+		return usageError{err: fmt.Errorf("--format %q: want html, md, json or csv", *format)}
+	}
+	if *out != "" && *format == "" {
+		return usageError{err: fmt.Errorf("--out needs --format"), hint: "showdown report --format html --out report.html RESULTS"}
+	}
+	res, err := report.Load(args[0])
+	if err != nil {
+		return err
+	}
+	if *format != "" {
+		if *out == "" || *out == "-" {
+			return report.WriteFormat(st.stdout, res, *format)
+		}
+		return writeReportFile(*out, res, *format)
+	}
+	dir := args[0]
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	for _, f := range []struct{ name, format string }{{"report.html", report.FormatHTML}, {"summary.md", report.FormatMarkdown}} {
+		path := filepath.Join(dir, f.name)
+		if err := writeReportFile(path, res, f.format); err != nil {
+			return err
+		}
+		fmt.Fprintln(st.stdout, path)
+	}
+	return nil
+}
+
+// writeReportFile renders into memory first so a failure leaves no half
+// file behind.
+func writeReportFile(path string, res *report.Results, format string) error {
+	var b bytes.Buffer
+	if err := report.WriteFormat(&b, res, format); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output; if the change is intended, run go test ./internal/report -update\n--- got:\n%s", path, got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+	}{
+		// a showdown run: 2 implementations x 2 workloads x 2 levels x 2 trials
+		{"run", "testdata/run"},
+		// a k6 JSON output (gzip), half of the requests answered 404
+		{"k6", "testdata/k6.json.gz"},
+		// a JMeter CSV results file with two labels and one stall
+		{"jmeter", "testdata/jmeter.jtl"},
+		// an attack folder: a level of the run on its own
+		{"attack", "testdata/run/runs/bank/go-stdlib/trial-1/level-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Load(tc.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []struct{ format, ext string }{{FormatMarkdown, "md"}, {FormatJSON, "json"}, {FormatCSV, "csv"}} {
+				var b bytes.Buffer
+				if err := WriteFormat(&b, res, f.format); err != nil {
+					t.Fatal(err)
+				}
+				got := bytes.ReplaceAll(b.Bytes(), []byte(tc.input), []byte("INPUT"))
+				golden(t, tc.name+".golden."+f.ext, got)
+			}
+			var h bytes.Buffer
+			if err := WriteHTML(&h, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(h.String(), "<svg class=\"chart\"") {
+				t.Errorf("report.html has no chart")
+			}
+		})
+	}
+}

@@ -1,0 +1,535 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/showdownlab/showdown/internal/lab"
+)
+
+// DefaultSeriesPoints is how many points a time series keeps at most;
+// longer runs are averaged down to it so the file stays small.
+const DefaultSeriesPoints = 600
+
+// Option changes how WriteHTML draws a report.
+type Option func(*options)
+
+type options struct {
+	seriesPoints int
+}
+
+// WithSeriesPoints caps the points of a time series (DefaultSeriesPoints).
+func WithSeriesPoints(n int) Option {
+	return func(o *options) {
+		if n > 1 {
+			o.seriesPoints = n
+		}
+	}
+}
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"svg": func(s string) template.HTML { return template.HTML(s) },
+}).Parse(pageTemplate))
+
+// htmlPage is the template's model.
+type htmlPage struct {
+	S           *Summary
+	Setup       string
+	Kind        string
+	Cols        []htmlCol
+	Workloads   []htmlWorkload
+	Environment [][2]string
+	Builds      [][]string
+	Plan        string
+	Command     string
+	Colors      []swatch
+	Charts      int
+}
+
+type htmlCol struct{ Title string }
+
+type swatch struct{ Name, Color string }
+
+// figure is a chart with its caption.
+type figure struct {
+	Title string
+	SVG   template.HTML
+}
+
+type htmlWorkload struct {
+	W      *Workload
+	Rows   []htmlRow
+	Charts []figure
+	// Spectra holds one chart per level.
+	Spectra []figure
+	Cells   []htmlCell
+}
+
+type htmlRow struct {
+	Impl   string
+	Color  string
+	Level  int
+	Values []template.HTML
+	Best   bool
+	None   bool
+}
+
+type htmlCell struct {
+	ID    string
+	Title string
+	Note  string
+	Chart template.HTML
+	Color string
+}
+
+// WriteHTML writes the self-contained HTML report of res.
+func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
+	o := options{seriesPoints: DefaultSeriesPoints}
+	for _, f := range opts {
+		f(&o)
+	}
+	s := Summarize(res)
+	colors := map[string]string{}
+	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command}
+	for i, im := range s.Implementations {
+		colors[im] = colorOf(i)
+		pg.Colors = append(pg.Colors, swatch{im, colorOf(i)})
+	}
+	cols := tableColumns()
+	for _, c := range cols {
+		pg.Cols = append(pg.Cols, htmlCol{metric(c.key).Title})
+	}
+	for wi, wl := range s.Workloads {
+		hw := htmlWorkload{W: wl}
+		for _, c := range wl.Cells {
+			row := htmlRow{Impl: c.Implementation, Color: colors[c.Implementation], Level: c.Level, Best: c == wl.Best, None: c.Trials == 0}
+			if c.Trials > 0 {
+				for _, col := range cols {
+					row.Values = append(row.Values, htmlCellText(c, col))
+				}
+			}
+			hw.Rows = append(hw.Rows, row)
+		}
+		hw.Charts = levelCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
+		hw.Spectra = spectra(fmt.Sprintf("w%d", wi), res, s, wl, colors)
+		for ci, c := range wl.Cells {
+			if c.Trials == 0 {
+				continue
+			}
+			hc := htmlCell{ID: fmt.Sprintf("w%dc%d", wi, ci), Color: colors[c.Implementation],
+				Title: fmt.Sprintf("%s · %s · %d %s", c.Implementation, c.Workload, c.Level, s.LevelUnit)}
+			ch, note := timeSeriesChart(hc.ID, res, s, c, colors[c.Implementation], o.seriesPoints)
+			hc.Note = note
+			if ch != "" {
+				hc.Chart = template.HTML(ch)
+			}
+			hw.Cells = append(hw.Cells, hc)
+		}
+		pg.Workloads = append(pg.Workloads, hw)
+	}
+	pg.Environment, pg.Builds = environment(res)
+	if res.Kind == KindRun {
+		b, _ := json.MarshalIndent(res.Run.Plan, "", "  ")
+		pg.Plan = string(b)
+	}
+	pg.Charts = countCharts(pg)
+	return page.Execute(w, pg)
+}
+
+func countCharts(pg *htmlPage) int {
+	n := 0
+	for _, w := range pg.Workloads {
+		n += len(w.Charts) + len(w.Spectra)
+		for _, c := range w.Cells {
+			if c.Chart != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// levelCharts draws throughput, p99, CPU and RSS against the load level,
+// one line per implementation, the median with its min-max whisker.
+func levelCharts(id string, s *Summary, wl *Workload, colors map[string]string) []figure {
+	var levels []int
+	seen := map[int]bool{}
+	for _, c := range wl.Cells {
+		if !seen[c.Level] {
+			seen[c.Level] = true
+			levels = append(levels, c.Level)
+		}
+	}
+	sort.Ints(levels)
+	pos := map[int]float64{}
+	var cats []string
+	for i, l := range levels {
+		pos[l] = float64(i)
+		cats = append(cats, fmt.Sprint(l))
+	}
+	type spec struct {
+		key, title, yLabel string
+		scale              float64
+		fmt                func(float64) string
+	}
+	specs := []spec{
+		{"throughput", "Throughput", "throughput (req/s)", 1, fmtCount},
+		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, fmtMs},
+		{"cpu_percent", "Service CPU (mean)", "CPU (% of one core)", 1, func(v float64) string { return fmt.Sprintf("%.0f%%", v) }},
+		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return fmtBytes(v * (1 << 20)) }},
+	}
+	var out []figure
+	for k, sp := range specs {
+		ch := &chart{id: fmt.Sprintf("%s-l%d", id, k), title: fmt.Sprintf("%s: %s vs load level", wl.Name, sp.title),
+			xLabel: "load level (" + s.LevelUnit + ")", categories: cats, width: 560}
+		p := panel{yLabel: sp.yLabel, height: 200}
+		for _, im := range s.Implementations {
+			sr := series{name: im, color: colors[im], marks: true}
+			any := false
+			for _, c := range wl.Cells {
+				if c.Implementation != im {
+					continue
+				}
+				v, ok := c.Values[sp.key]
+				sr.xs = append(sr.xs, pos[c.Level])
+				if !ok || c.Trials == 0 {
+					sr.ys, sr.lo, sr.hi = append(sr.ys, math.NaN()), append(sr.lo, math.NaN()), append(sr.hi, math.NaN())
+					sr.tips = append(sr.tips, "")
+					continue
+				}
+				any = true
+				sr.ys, sr.lo, sr.hi = append(sr.ys, v.Median/sp.scale), append(sr.lo, v.Min/sp.scale), append(sr.hi, v.Max/sp.scale)
+				tip := fmt.Sprintf("%s at %d %s: %s", im, c.Level, s.LevelUnit, sp.fmt(v.Median/sp.scale))
+				if c.Trials > 1 {
+					tip += fmt.Sprintf(" (median of %d trials, %s–%s)", c.Trials, sp.fmt(v.Min/sp.scale), sp.fmt(v.Max/sp.scale))
+				}
+				sr.tips = append(sr.tips, tip)
+			}
+			if any {
+				p.lines = append(p.lines, sr)
+				ch.legend = append(ch.legend, legendItem{im, colors[im], ""})
+			}
+		}
+		ch.panels = []panel{p}
+		out = append(out, figure{ch.title, template.HTML(ch.render())})
+	}
+	return out
+}
+
+// spectrumQuantiles are the percentiles of the distribution charts: from
+// 0 to 99.9999 in steps evenly spaced on the 1/(1-q) log scale.
+func spectrumPoints(h *hdrhistogram.Histogram) (xs, ys []float64) {
+	n := h.TotalCount()
+	for i := 0; i <= 60; i++ {
+		inv := math.Pow(10, float64(i)/10) // 1/(1-q)
+		if inv > float64(n) && i > 0 {
+			break
+		}
+		q := 100 * (1 - 1/inv)
+		xs = append(xs, inv)
+		ys = append(ys, float64(h.ValueAtQuantile(q))/1e6)
+	}
+	return xs, ys
+}
+
+// spectra draws, per level, the latency distribution of every
+// implementation (all trials merged) on HdrHistogram's percentile scale.
+func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[string]string) []figure {
+	byLevel := map[int][]*Cell{}
+	var levels []int
+	for _, c := range wl.Cells {
+		if c.Trials == 0 {
+			continue
+		}
+		if _, ok := byLevel[c.Level]; !ok {
+			levels = append(levels, c.Level)
+		}
+		byLevel[c.Level] = append(byLevel[c.Level], c)
+	}
+	sort.Ints(levels)
+	var out []figure
+	for k, l := range levels {
+		ch := &chart{id: fmt.Sprintf("%s-s%d", id, k), title: fmt.Sprintf("%s at %d %s: latency by percentile", wl.Name, l, s.LevelUnit),
+			xLabel: "percentile (log scale of 1/(1−p))", xLog: true, width: 560}
+		p := panel{yLabel: "latency (ms, log)", height: 200, yLog: true, yFmt: num}
+		maxInv := 1.0
+		for _, c := range byLevel[l] {
+			var merged *hdrhistogram.Histogram
+			for _, lr := range c.cell.Levels {
+				d := res.Detail(lr)
+				if d.Latency == nil {
+					continue
+				}
+				if merged == nil {
+					merged = newHist()
+				}
+				merged.Merge(d.Latency)
+			}
+			if merged == nil || merged.TotalCount() == 0 {
+				continue
+			}
+			xs, ys := spectrumPoints(merged)
+			tips := make([]string, len(xs))
+			for i := range xs {
+				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), fmtMs(ys[i]))
+			}
+			maxInv = math.Max(maxInv, xs[len(xs)-1])
+			p.lines = append(p.lines, series{name: c.Implementation, color: colors[c.Implementation], xs: xs, ys: ys, marks: true, tips: tips})
+			ch.legend = append(ch.legend, legendItem{c.Implementation, colors[c.Implementation], ""})
+		}
+		if len(p.lines) == 0 {
+			continue
+		}
+		for e := 0.0; math.Pow(10, e) <= maxInv*1.0001; e++ {
+			ch.xTicks = append(ch.xTicks, tick{math.Pow(10, e), pctLabel(math.Pow(10, e))})
+		}
+		ch.panels = []panel{p}
+		out = append(out, figure{ch.title, template.HTML(ch.render())})
+	}
+	return out
+}
+
+// pctLabel names the percentile of 1/(1-q): 1 -> "0", 10 -> "90", 100 -> "99".
+func pctLabel(inv float64) string {
+	q := 100 * (1 - 1/inv)
+	for d := 0; d < 7; d++ {
+		s := fmt.Sprintf("%.*f", d, q)
+		var back float64
+		fmt.Sscan(s, &back)
+		if math.Abs(back-q) < 1e-9*math.Max(1, q) || d == 6 {
+			return trimZeros(s) + "%"
+		}
+	}
+	return fmt.Sprintf("%g%%", q)
+}
+
+// timeSeriesChart draws one cell's seconds: latency, throughput and
+// errors, CPU, RSS, threads and FDs, stacked on one time axis, for the
+// trial with the median throughput.
+func timeSeriesChart(id string, res *Results, s *Summary, c *Cell, color string, maxPoints int) (string, string) {
+	lc := c.cell
+	idx := make([]int, len(lc.Levels))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return lc.Levels[idx[a]].Total.Throughput < lc.Levels[idx[b]].Total.Throughput })
+	pick := idx[(len(idx)-1)/2]
+	lr := lc.Levels[pick]
+	note := ""
+	if len(lc.Levels) > 1 {
+		note = fmt.Sprintf("Trial %d of %d shown (the median throughput).", lc.Services[pick].Trial, len(lc.Levels))
+	}
+	d := res.Detail(lr)
+	if d.Series == nil {
+		msg := "No time series"
+		if d.Err != nil {
+			msg += ": " + d.Err.Error()
+		}
+		return "", strings.TrimSpace(note + " " + msg)
+	}
+	ser := downsample(d.Series, maxPoints)
+	t := ser.Col("second")
+	col := func(name string, scale float64) []float64 {
+		v := ser.Col(name)
+		if v == nil {
+			return nil
+		}
+		for i := range v {
+			v[i] /= scale
+		}
+		return v
+	}
+	ch := &chart{id: id + "-ts", title: fmt.Sprintf("%s: every second", strings.ReplaceAll(c.Implementation+" · "+c.Workload, "", "")), xLabel: "seconds of measurement", xInt: true}
+	add := func(p *panel, name, style string, ys []float64) {
+		if ys == nil || allNaN(ys) {
+			return
+		}
+		p.lines = append(p.lines, series{name: name, color: color, style: style, xs: t, ys: ys})
+	}
+	lat := panel{yLabel: "latency (ms, log)", height: 150, yLog: true}
+	add(&lat, "p50", "thin", col("p50_ms", 1))
+	add(&lat, "p99", "", col("p99_ms", 1))
+	add(&lat, "max", "dot", col("max_ms", 1))
+	tp := panel{yLabel: "req/s", height: 110}
+	add(&tp, "throughput", "", col("throughput", 1))
+	add(&tp, "errors/s", "dash", col("errors", 1))
+	cpu := panel{yLabel: "CPU (%)", height: 110}
+	add(&cpu, "service CPU", "", col("service_cpu_percent", 1))
+	add(&cpu, "database CPU", "dash", col("db_cpu_percent", 1))
+	add(&cpu, "generator CPU", "dashdot", col("generator_cpu_percent", 1))
+	rss := panel{yLabel: "RSS (MiB)", height: 90}
+	add(&rss, "service RSS", "", col("service_rss_kb", 1024))
+	tf := panel{yLabel: "threads, FDs", height: 90}
+	add(&tf, "threads", "", col("service_threads", 1))
+	add(&tf, "FDs", "dash", col("service_fds", 1))
+	act := panel{yLabel: "in flight", height: 70}
+	add(&act, "in flight / active users", "thin", col("active", 1))
+	for _, p := range []panel{lat, tp, cpu, rss, tf, act} {
+		if len(p.lines) > 0 {
+			ch.panels = append(ch.panels, p)
+		}
+	}
+	ch.legend = []legendItem{{"p50 / service", color, "thin"}, {"p99, throughput, service CPU, RSS, threads", color, ""}, {"max", color, "dot"}, {"errors, database CPU, FDs", color, "dash"}, {"generator CPU", color, "dashdot"}}
+	// hover: one band per point with every value of that second
+	for i := range ser.Rows {
+		var parts []string
+		parts = append(parts, fmt.Sprintf("second %s", num(t[i])))
+		for j, name := range ser.Columns {
+			if j == 0 || math.IsNaN(ser.Rows[i][j]) {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s", name, num(ser.Rows[i][j])))
+		}
+		ch.bandX = append(ch.bandX, t[i])
+		ch.bandTips = append(ch.bandTips, strings.Join(parts, "\n"))
+	}
+	return ch.render(), note
+}
+
+func allNaN(v []float64) bool {
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// downsample averages consecutive rows so at most n remain (max columns
+// keep their maximum).
+func downsample(s *Series, n int) *Series {
+	if len(s.Rows) <= n {
+		return s
+	}
+	k := (len(s.Rows) + n - 1) / n
+	out := &Series{Columns: s.Columns}
+	for i := 0; i < len(s.Rows); i += k {
+		end := min(i+k, len(s.Rows))
+		row := make([]float64, len(s.Columns))
+		for j, name := range s.Columns {
+			acc, cnt := 0.0, 0
+			for _, r := range s.Rows[i:end] {
+				v := r[j]
+				if math.IsNaN(v) {
+					continue
+				}
+				if strings.HasPrefix(name, "max") || name == "p99_ms" || name == "second" {
+					if cnt == 0 || v > acc {
+						acc = v
+					}
+				} else {
+					acc += v
+				}
+				cnt++
+			}
+			switch {
+			case cnt == 0:
+				row[j] = math.NaN()
+			case strings.HasPrefix(name, "max") || name == "p99_ms" || name == "second":
+				row[j] = acc
+			default:
+				row[j] = acc / float64(cnt)
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// environment lists the machine, tools, placement and builds.
+func environment(res *Results) ([][2]string, [][]string) {
+	r := res.Run
+	m := r.Machine
+	env := [][2]string{{"Source", res.Kind + ": " + res.Path}}
+	add := func(k, v string) {
+		if v != "" {
+			env = append(env, [2]string{k, v})
+		}
+	}
+	if !r.Start.IsZero() {
+		add("Start", r.Start.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	if !r.End.IsZero() && !r.Start.IsZero() {
+		add("Duration", r.End.Sub(r.Start).Round(1e9).String())
+	}
+	add("Host", m.Hostname)
+	if m.CPUs > 0 {
+		add("CPU", fmt.Sprintf("%s × %d", m.CPUModel, m.CPUs))
+	}
+	if m.MemoryBytes > 0 {
+		add("Memory", fmtBytes(float64(m.MemoryBytes)))
+	}
+	add("OS", strings.TrimSpace(m.OS+" "+m.Kernel))
+	add("cgroup", m.Cgroup)
+	if m.GitCommit != "" {
+		c := m.GitCommit
+		if m.GitDirty {
+			c += " (uncommitted changes)"
+		}
+		add("Git commit", c)
+	}
+	keys := make([]string, 0, len(m.Versions))
+	for k := range m.Versions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		add(k, m.Versions[k])
+	}
+	if res.Kind == KindRun {
+		add("Placement", fmt.Sprintf("service CPUs %q, generator %q, databases %q", r.Placement.ServiceCPUs, r.Placement.GeneratorCPUs, r.Placement.DatabaseCPUs))
+		add("Limits", describeLimits(res))
+		db := r.Databases
+		var dbs []string
+		if db.Postgres {
+			dbs = append(dbs, "PostgreSQL")
+		}
+		if db.MariaDB {
+			dbs = append(dbs, "MariaDB")
+		}
+		if len(dbs) > 0 {
+			add("Databases", fmt.Sprintf("%s; max_connections %d; seed %d; prepared in %.1f s", strings.Join(dbs, ", "), db.MaxConnections, db.Seed, db.PrepareSeconds))
+		}
+	}
+	var builds [][]string
+	names := make([]string, 0, len(r.Builds))
+	for k := range r.Builds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b := r.Builds[n]
+		st := "built"
+		if b.Cached {
+			st = "cached"
+		}
+		if b.Error != "" {
+			st = "failed: " + b.Error
+		}
+		builds = append(builds, []string{n, fmtBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
+	}
+	return env, builds
+}
+
+var _ = lab.RunFile
+
+// htmlCellText is cellText with the range on a second, smaller line.
+func htmlCellText(c *Cell, col tableColumn) template.HTML {
+	v := c.Values[col.key]
+	s := template.HTMLEscapeString(col.format(v.Median))
+	if lo, hi := col.format(v.Min), col.format(v.Max); col.spread && c.Trials > 1 && lo != hi {
+		s += "<br><small>" + template.HTMLEscapeString(lo+"–"+hi) + "</small>"
+	}
+	return template.HTML(s)
+}

@@ -1,0 +1,351 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/lab"
+)
+
+// Default thresholds of the headline: the most throughput at an acceptable
+// latency, meaning a median p99 at or under DefaultAcceptableP99Ms and a
+// median error rate at or under DefaultAcceptableErrorPercent.
+const (
+	DefaultAcceptableP99Ms        = 100
+	DefaultAcceptableErrorPercent = 1
+)
+
+// Metric is one number measured per trial of a cell.
+type Metric struct {
+	// Key names the metric in JSON, CSV and compare ("throughput").
+	Key string
+	// Title is the column heading, with its unit.
+	Title string
+	// Higher reports whether a higher value is better.
+	Higher bool
+	// Of reads the metric from one trial.
+	Of func(*lab.LevelRun, *lab.ServiceRun) float64
+}
+
+// Metrics are the per-trial numbers every output knows, in table order.
+var Metrics = []Metric{
+	{"samples", "Samples", true, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Total.Samples) }},
+	{"mean_ms", "Average ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.Mean }},
+	{"p50_ms", "Median ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P50 }},
+	{"p90_ms", "90% ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P90 }},
+	{"p95_ms", "95% ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P95 }},
+	{"p99_ms", "99% ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P99 }},
+	{"min_ms", "Min ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.Min }},
+	{"max_ms", "Max ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.Max }},
+	{"error_percent", "Error %", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return errorPercent(l) }},
+	{"throughput", "Throughput/s", true, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Throughput }},
+	{"received_kb_per_s", "Received KB/s", true, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.ReceivedKBps }},
+	{"cpu_percent", "CPU %", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Service.CPUMean }},
+	{"rss_peak_bytes", "Peak RSS", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Service.RSSPeakBytes) }},
+	{"threads", "Threads", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Service.ThreadsMax) }},
+	{"fds", "FDs", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Service.FDsMax) }},
+	{"startup_seconds", "Startup s", false, func(_ *lab.LevelRun, s *lab.ServiceRun) float64 { return s.StartupSeconds }},
+	{"artifact_bytes", "Artifact", false, func(_ *lab.LevelRun, s *lab.ServiceRun) float64 { return float64(s.ArtifactBytes) }},
+}
+
+// metric returns the metric of a key; it panics on an unknown key (a
+// programming error).
+func metric(key string) Metric {
+	for _, m := range Metrics {
+		if m.Key == key {
+			return m
+		}
+	}
+	panic("report: unknown metric " + key)
+}
+
+// Value is a metric over the trials of a cell: the median and range.
+type Value struct {
+	Median float64   `json:"median"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+	Trials []float64 `json:"trials"`
+}
+
+func valueOf(vs []float64) Value {
+	v := Value{Trials: vs}
+	if len(vs) == 0 {
+		return v
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	n := len(s)
+	v.Median = s[n/2]
+	if n%2 == 0 {
+		v.Median = (s[n/2-1] + s[n/2]) / 2
+	}
+	v.Min, v.Max = s[0], s[n-1]
+	return v
+}
+
+// Cell is one implementation at one level of one workload, over trials.
+type Cell struct {
+	Implementation string `json:"implementation"`
+	Workload       string `json:"workload"`
+	Level          int    `json:"level"`
+	// Trials counts the trials that measured the cell.
+	Trials int `json:"trials"`
+	// Values holds every metric by key; empty when nothing was measured.
+	Values map[string]Value `json:"metrics,omitempty"`
+	cell   *lab.Cell
+}
+
+// Get returns the median of a metric.
+func (c *Cell) Get(key string) float64 { return c.Values[key].Median }
+
+// Workload is the part of a summary about one workload.
+type Workload struct {
+	Name string `json:"name"`
+	// Headline says who served the most at acceptable latency.
+	Headline string `json:"headline"`
+	// Best is the cell the headline names, if any.
+	Best     *Cell    `json:"best,omitempty"`
+	Cells    []*Cell  `json:"cells"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Summary is everything the tables say about a run: the content of the
+// JSON output, and the model of the Markdown and HTML ones.
+type Summary struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Kind        string    `json:"kind"`
+	Model       string    `json:"model"`
+	LevelUnit   string    `json:"level_unit"`
+	Trials      int       `json:"trials"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Command     string    `json:"command,omitempty"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	// Implementations in plan order: the order of colours.
+	Implementations []string    `json:"implementations"`
+	Workloads       []*Workload `json:"workloads"`
+	// Warnings concern the run as a whole.
+	Warnings []string `json:"warnings,omitempty"`
+	// Failures are the service runs that failed.
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// Failure is one failed service run.
+type Failure struct {
+	Implementation string `json:"implementation"`
+	Workload       string `json:"workload"`
+	Trial          int    `json:"trial"`
+	Reason         string `json:"reason"`
+	LogTail        string `json:"log_tail,omitempty"`
+}
+
+// Summarize computes the summary of loaded results.
+func Summarize(res *Results) *Summary {
+	r := res.Run
+	p := r.Plan
+	s := &Summary{Name: p.Name, Description: p.Description, Kind: res.Kind, Model: p.Load.Model, Trials: p.Trials,
+		Start: r.Start, End: r.End, Command: r.Command, Interrupted: r.Interrupted}
+	s.LevelUnit = levelUnit(p.Load.Model)
+	for _, im := range p.Implementations {
+		s.Implementations = append(s.Implementations, im.ID())
+	}
+	byWorkload := map[string]*Workload{}
+	for _, w := range p.Workloads {
+		wl := &Workload{Name: w.Name}
+		byWorkload[w.Name] = wl
+		s.Workloads = append(s.Workloads, wl)
+	}
+	for _, lc := range lab.Cells(r) {
+		c := &Cell{Implementation: lc.Implementation, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
+		if len(lc.Levels) > 0 {
+			c.Values = map[string]Value{}
+			for _, m := range Metrics {
+				vs := make([]float64, len(lc.Levels))
+				for i, l := range lc.Levels {
+					vs[i] = round(m.Of(l, lc.Services[i]))
+				}
+				c.Values[m.Key] = valueOf(vs)
+			}
+		}
+		if wl := byWorkload[c.Workload]; wl != nil {
+			wl.Cells = append(wl.Cells, c)
+		}
+	}
+	// Warnings: the run's own, then per workload.
+	s.Warnings = append(s.Warnings, r.Warnings...)
+	for _, n := range r.Limits.Notes {
+		s.Warnings = append(s.Warnings, "limits: "+n)
+	}
+	for _, sr := range r.Services {
+		wl := byWorkload[sr.Workload]
+		if wl == nil {
+			continue
+		}
+		if sr.Status != "ok" {
+			s.Failures = append(s.Failures, Failure{sr.Implementation, sr.Workload, sr.Trial, sr.Reason, sr.LogTail})
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Implementation, sr.Trial, sr.Reason))
+		}
+		for _, lr := range sr.Levels {
+			for _, v := range lr.Violations {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
+			}
+			for _, m := range lr.Warnings {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, m))
+			}
+			if lr.Status == "ok" && lr.Total.Errors > 0 {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %.2f%% errors (%d of %d)%s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, errorPercent(lr), lr.Total.Errors, lr.Total.Samples, topReason(lr)))
+			}
+		}
+	}
+	for _, wl := range s.Workloads {
+		for _, c := range wl.Cells {
+			if c.Trials < 2 {
+				continue
+			}
+			v := c.Values["throughput"]
+			if v.Median > 0 && (v.Max-v.Min)/v.Median > lab.SpreadWarning {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, fmtCount(v.Min), fmtCount(v.Max)))
+			}
+		}
+		wl.Best, wl.Headline = headline(wl, s.LevelUnit)
+	}
+	return s
+}
+
+// errorPercent is computed from the counts: summary.json's error_percent
+// holds a fraction in some engine versions despite its name.
+func errorPercent(l *lab.LevelRun) float64 {
+	if l.Total.Samples == 0 {
+		return 0
+	}
+	return 100 * float64(l.Total.Errors) / float64(l.Total.Samples)
+}
+
+func topReason(lr *lab.LevelRun) string {
+	if len(lr.Total.Reasons) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", mostly %q", lr.Total.Reasons[0].Reason)
+}
+
+func levelUnit(model string) string {
+	if model == "open" {
+		return "req/s"
+	}
+	return "users"
+}
+
+// headline finds the cell with the most throughput at acceptable latency,
+// and says so with the runner-up at its own best level.
+func headline(wl *Workload, unit string) (*Cell, string) {
+	best := map[string]*Cell{}
+	var order []string
+	measured := false
+	for _, c := range wl.Cells {
+		if c.Trials == 0 {
+			continue
+		}
+		measured = true
+		if c.Get("p99_ms") > DefaultAcceptableP99Ms || c.Get("error_percent") > DefaultAcceptableErrorPercent {
+			continue
+		}
+		b, ok := best[c.Implementation]
+		if !ok {
+			order = append(order, c.Implementation)
+		}
+		if !ok || c.Get("throughput") > b.Get("throughput") {
+			best[c.Implementation] = c
+		}
+	}
+	if !measured {
+		return nil, "nothing was measured"
+	}
+	if len(order) == 0 {
+		var top *Cell
+		for _, c := range wl.Cells {
+			if c.Trials > 0 && (top == nil || c.Get("throughput") > top.Get("throughput")) {
+				top = c
+			}
+		}
+		return nil, fmt.Sprintf("no implementation kept p99 ≤ %d ms with ≤ %d%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
+			DefaultAcceptableP99Ms, DefaultAcceptableErrorPercent, top.Implementation, fmtCount(top.Get("throughput")), top.Level, unit, fmtMs(top.Get("p99_ms")), top.Get("error_percent"))
+	}
+	sort.SliceStable(order, func(i, j int) bool { return best[order[i]].Get("throughput") > best[order[j]].Get("throughput") })
+	w := best[order[0]]
+	res := ""
+	if w.Get("rss_peak_bytes") > 0 {
+		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), fmtBytes(w.Get("rss_peak_bytes")))
+	}
+	text := fmt.Sprintf("%s served the most at acceptable latency: %s req/s at %d %s (p99 %s, %.2f%% errors%s)",
+		w.Implementation, fmtCount(w.Get("throughput")), w.Level, unit, fmtMs(w.Get("p99_ms")), w.Get("error_percent"), res)
+	if len(order) > 1 {
+		var others []string
+		for _, im := range order[1:] {
+			c := best[im]
+			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, fmtCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
+		}
+		text += "; then " + strings.Join(others, ", ")
+	}
+	return w, text
+}
+
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f× fewer", a/b)
+}
+
+func round(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return math.Round(v*1e3) / 1e3
+}
+
+func durationOf(seconds float64) time.Duration {
+	return time.Duration(math.Round(seconds*1e3)) * time.Millisecond
+}
+
+// fmtCount prints a rate with sensible precision.
+func fmtCount(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// fmtMs prints milliseconds with sensible precision.
+func fmtMs(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return fmt.Sprintf("%.2fs", ms/1000)
+	case ms >= 10:
+		return fmt.Sprintf("%.0fms", ms)
+	case ms >= 1:
+		return fmt.Sprintf("%.1fms", ms)
+	}
+	return fmt.Sprintf("%.2fms", ms)
+}
+
+// fmtBytes prints a byte count in binary units.
+func fmtBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	case b > 0:
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return "—"
+}

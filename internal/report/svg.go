@@ -1,0 +1,340 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// palette gives each implementation its colour, in plan order (Tableau 10,
+// distinguishable in print and by most colour-blind readers).
+var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"}
+
+func colorOf(i int) string { return palette[i%len(palette)] }
+
+// Chart geometry, in SVG user units (the SVG scales to the page width).
+const (
+	chartWidth  = 1000
+	marginLeft  = 78
+	marginRight = 16
+	legendRow   = 22
+	panelGap    = 26
+	axisBottom  = 40
+)
+
+// series is one line of a panel.
+type series struct {
+	name  string
+	color string
+	// style is "" (solid), "dash", "dot" or "thin".
+	style string
+	xs    []float64
+	ys    []float64 // NaN: no point
+	// lo and hi draw a min-max whisker at each point when set.
+	lo, hi []float64
+	// marks draws a dot per point, with tips as hover text.
+	marks bool
+	tips  []string
+}
+
+// panel is one plot area with its own y axis.
+type panel struct {
+	yLabel string
+	height float64
+	yLog   bool
+	yFmt   func(float64) string
+	lines  []series
+}
+
+// chart is one SVG: panels stacked on a shared x axis, a legend on top
+// and optional hover bands (one per x step, spanning every panel).
+type chart struct {
+	// width is the SVG's width in user units (chartWidth when 0): a
+	// narrower one for the charts shown two abreast keeps text readable.
+	width  float64
+	id     string
+	title  string
+	xLabel string
+	// xLog plots x on a log scale; xTicks, when set, fixes the ticks.
+	xLog   bool
+	xTicks []tick
+	xFmt   func(float64) string
+	// xInt keeps x ticks on whole numbers (seconds).
+	xInt bool
+	// categories, when set, places x values 0..n-1 evenly with these labels.
+	categories []string
+	panels     []panel
+	legend     []legendItem
+	// bands are hover texts for x = bandX[i] (half a step either side).
+	bandX    []float64
+	bandTips []string
+}
+
+type legendItem struct{ name, color, style string }
+
+type tick struct {
+	v     float64
+	label string
+}
+
+// niceTicks returns about n round tick values covering [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var out []float64
+	for v := math.Floor(lo/step) * step; len(out) < 50; v += step {
+		out = append(out, math.Round(v/step)*step)
+		if v >= hi-step*1e-9 {
+			break
+		}
+	}
+	return out
+}
+
+func logTicks(lo, hi float64) []float64 {
+	var out []float64
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)) && len(out) < 30; e++ {
+		out = append(out, math.Pow(10, e))
+	}
+	return out
+}
+
+// num formats a tick value compactly.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trimZeros(fmt.Sprintf("%.1f", v/1e9)) + "G"
+	case a >= 1e6:
+		return trimZeros(fmt.Sprintf("%.1f", v/1e6)) + "M"
+	case a >= 1e4:
+		return trimZeros(fmt.Sprintf("%.1f", v/1e3)) + "k"
+	case a >= 100 || a == 0:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 1:
+		return trimZeros(fmt.Sprintf("%.2f", v))
+	}
+	return trimZeros(fmt.Sprintf("%.4f", v))
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func f1(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+
+// render draws the chart as an inline SVG element.
+func (c *chart) render() string {
+	var b strings.Builder
+	height := legendRow + 8.0
+	for _, p := range c.panels {
+		height += p.height + panelGap
+	}
+	height += axisBottom - panelGap
+	// x range
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	if c.categories != nil {
+		xlo, xhi = -0.5, float64(len(c.categories))-0.5
+	} else {
+		for _, p := range c.panels {
+			for _, s := range p.lines {
+				for i, x := range s.xs {
+					if !math.IsNaN(s.ys[i]) {
+						xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
+					}
+				}
+			}
+		}
+		if math.IsInf(xlo, 0) {
+			xlo, xhi = 0, 1
+		}
+		if xhi == xlo {
+			xhi = xlo + 1
+		}
+	}
+	width := c.width
+	if width == 0 {
+		width = chartWidth
+	}
+	plotW := width - marginLeft - marginRight
+	xmap := func(x float64) float64 {
+		if c.xLog {
+			return marginLeft + plotW*(math.Log10(x)-math.Log10(xlo))/(math.Log10(xhi)-math.Log10(xlo))
+		}
+		return marginLeft + plotW*(x-xlo)/(xhi-xlo)
+	}
+	fmt.Fprintf(&b, `<svg class="chart" id="%s" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, c.id, f1(width), f1(height), html.EscapeString(c.title))
+	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(c.title))
+	// legend
+	lx := float64(marginLeft)
+	for _, it := range c.legend {
+		fmt.Fprintf(&b, `<line x1="%s" y1="12" x2="%s" y2="12" stroke="%s" stroke-width="3"%s/>`, f1(lx), f1(lx+22), it.color, dashAttr(it.style))
+		fmt.Fprintf(&b, `<text x="%s" y="16" class="lg">%s</text>`, f1(lx+27), html.EscapeString(it.name))
+		lx += 40 + 6.6*float64(len([]rune(it.name)))
+	}
+	top := float64(legendRow + 8)
+	var panelTop []float64
+	for pi, p := range c.panels {
+		panelTop = append(panelTop, top)
+		ylo, yhi := math.Inf(1), math.Inf(-1)
+		for _, s := range p.lines {
+			for i, y := range s.ys {
+				if math.IsNaN(y) || (p.yLog && y <= 0) {
+					continue
+				}
+				ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+				if s.hi != nil && !math.IsNaN(s.hi[i]) {
+					yhi = math.Max(yhi, s.hi[i])
+				}
+			}
+		}
+		if math.IsInf(ylo, 0) {
+			ylo, yhi = 0, 1
+		}
+		var yt []float64
+		if p.yLog {
+			yt = logTicks(ylo, yhi)
+			ylo, yhi = yt[0], yt[len(yt)-1]
+			if ylo == yhi {
+				yhi = ylo * 10
+			}
+		} else {
+			ylo = math.Min(0, ylo)
+			if yhi <= ylo {
+				yhi = ylo + 1
+			}
+			yt = niceTicks(ylo, yhi, 4)
+			yhi = math.Max(yhi, yt[len(yt)-1])
+		}
+		ymap := func(y float64) float64 {
+			if p.yLog {
+				if y <= 0 {
+					y = ylo
+				}
+				return top + p.height*(1-(math.Log10(y)-math.Log10(ylo))/(math.Log10(yhi)-math.Log10(ylo)))
+			}
+			return top + p.height*(1-(y-ylo)/(yhi-ylo))
+		}
+		fmt.Fprintf(&b, `<rect x="%d" y="%s" width="%s" height="%s" class="pa"/>`, marginLeft, f1(top), f1(plotW), f1(p.height))
+		yf := p.yFmt
+		if yf == nil {
+			yf = num
+		}
+		for _, t := range yt {
+			y := ymap(t)
+			fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" class="gr"/><text x="%d" y="%s" class="yt">%s</text>`,
+				marginLeft, f1(y), f1(marginLeft+plotW), f1(y), marginLeft-5, f1(y+4), html.EscapeString(yf(t)))
+		}
+		fmt.Fprintf(&b, `<text class="al" transform="translate(14 %s) rotate(-90)">%s</text>`, f1(top+p.height/2), html.EscapeString(p.yLabel))
+		for _, s := range p.lines {
+			var d strings.Builder
+			pen := false
+			for i, x := range s.xs {
+				y := s.ys[i]
+				if math.IsNaN(y) || (p.yLog && y <= 0) {
+					pen = false
+					continue
+				}
+				if pen {
+					d.WriteString("L")
+				} else {
+					d.WriteString("M")
+				}
+				d.WriteString(f1(xmap(x)) + " " + f1(ymap(y)))
+				pen = true
+			}
+			if d.Len() > 0 {
+				w := "2"
+				if s.style == "thin" {
+					w = "1.2"
+				}
+				fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="%s"%s><title>%s</title></path>`, d.String(), s.color, w, dashAttr(s.style), html.EscapeString(s.name))
+			}
+			for i, x := range s.xs {
+				if s.lo != nil && !math.IsNaN(s.lo[i]) && !math.IsNaN(s.hi[i]) && s.hi[i] > s.lo[i] {
+					X := f1(xmap(x))
+					fmt.Fprintf(&b, `<path d="M%s %sV%sM%s %sh8M%s %sh8" stroke="%s" stroke-width="1.3" transform="translate(0 0)"/>`,
+						X, f1(ymap(s.lo[i])), f1(ymap(s.hi[i])), f1(xmap(x)-4), f1(ymap(s.lo[i])), f1(xmap(x)-4), f1(ymap(s.hi[i])), s.color)
+				}
+				if s.marks && !math.IsNaN(s.ys[i]) {
+					tip := s.name
+					if i < len(s.tips) {
+						tip = s.tips[i]
+					}
+					fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>`, f1(xmap(x)), f1(ymap(s.ys[i])), s.color, html.EscapeString(tip))
+				}
+			}
+		}
+		top += p.height + panelGap
+		_ = pi
+	}
+	bottom := top - panelGap
+	// x axis
+	var xt []tick
+	switch {
+	case c.categories != nil:
+		for i, l := range c.categories {
+			xt = append(xt, tick{float64(i), l})
+		}
+	case c.xTicks != nil:
+		xt = c.xTicks
+	default:
+		xf := c.xFmt
+		if xf == nil {
+			xf = num
+		}
+		for _, v := range niceTicks(xlo, xhi, int(plotW/90)) {
+			if v >= xlo && v <= xhi && (!c.xInt || v == math.Trunc(v)) {
+				xt = append(xt, tick{v, xf(v)})
+			}
+		}
+	}
+	for _, t := range xt {
+		if t.v < xlo-1e-9 || t.v > xhi+1e-9 {
+			continue
+		}
+		x := f1(xmap(t.v))
+		for i, p := range c.panels {
+			fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="gr"/>`, x, f1(panelTop[i]), x, f1(panelTop[i]+p.height))
+		}
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="xt">%s</text>`, x, f1(bottom+15), html.EscapeString(t.label))
+	}
+	fmt.Fprintf(&b, `<text x="%s" y="%s" class="al xl">%s</text>`, f1(marginLeft+plotW/2), f1(bottom+33), html.EscapeString(c.xLabel))
+	// hover bands
+	if len(c.bandX) > 1 {
+		step := xmap(c.bandX[1]) - xmap(c.bandX[0])
+		for i, x := range c.bandX {
+			fmt.Fprintf(&b, `<rect x="%s" y="%d" width="%s" height="%s" class="hb"><title>%s</title></rect>`,
+				f1(xmap(x)-step/2), legendRow, f1(step), f1(bottom-legendRow), html.EscapeString(c.bandTips[i]))
+		}
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+func dashAttr(style string) string {
+	switch style {
+	case "dash":
+		return ` stroke-dasharray="7 4"`
+	case "dot":
+		return ` stroke-dasharray="2 3"`
+	case "dashdot":
+		return ` stroke-dasharray="9 3 2 3"`
+	}
+	return ""
+}

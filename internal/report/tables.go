@@ -1,0 +1,227 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Formats WriteFormat knows.
+const (
+	FormatHTML     = "html"
+	FormatMarkdown = "md"
+	FormatJSON     = "json"
+	FormatCSV      = "csv"
+)
+
+// WriteFormat writes res in one of the formats (FormatHTML, ...).
+func WriteFormat(w io.Writer, res *Results, format string, opts ...Option) error {
+	switch format {
+	case FormatHTML:
+		return WriteHTML(w, res, opts...)
+	case FormatMarkdown:
+		return WriteMarkdown(w, res)
+	case FormatJSON:
+		return WriteJSON(w, res)
+	case FormatCSV:
+		return WriteCSV(w, res)
+	}
+	return fmt.Errorf("unknown format %q (html, md, json or csv)", format)
+}
+
+// WriteJSON writes the summary of res as indented JSON.
+func WriteJSON(w io.Writer, res *Results) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(Summarize(res))
+}
+
+// WriteCSV writes one row per implementation x workload x level x trial,
+// with every metric as a column, for spreadsheets.
+func WriteCSV(w io.Writer, res *Results) error {
+	s := Summarize(res)
+	cw := csv.NewWriter(w)
+	head := []string{"workload", "implementation", "level", "level_unit", "trial"}
+	for _, m := range Metrics {
+		head = append(head, m.Key)
+	}
+	cw.Write(head)
+	for _, wl := range s.Workloads {
+		for _, c := range wl.Cells {
+			for t := 0; t < c.Trials; t++ {
+				row := []string{c.Workload, c.Implementation, strconv.Itoa(c.Level), s.LevelUnit, strconv.Itoa(c.cell.Services[t].Trial)}
+				for _, m := range Metrics {
+					row = append(row, strconv.FormatFloat(c.Values[m.Key].Trials[t], 'f', -1, 64))
+				}
+				cw.Write(row)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// tableColumn is one column of the aggregate table.
+type tableColumn struct {
+	key string
+	// spread shows the range over trials after the median.
+	spread bool
+	format func(float64) string
+}
+
+func tableColumns() []tableColumn {
+	ms := func(v float64) string { return fmtMs(v) }
+	n0 := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	return []tableColumn{
+		{"samples", false, n0},
+		{"mean_ms", false, ms},
+		{"p50_ms", true, ms},
+		{"p90_ms", false, ms},
+		{"p95_ms", false, ms},
+		{"p99_ms", true, ms},
+		{"min_ms", false, ms},
+		{"max_ms", false, ms},
+		{"error_percent", false, func(v float64) string { return fmt.Sprintf("%.2f", v) }},
+		{"throughput", true, fmtCount},
+		{"received_kb_per_s", false, fmtCount},
+		{"cpu_percent", true, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
+		{"rss_peak_bytes", true, fmtBytes},
+		{"threads", false, n0},
+		{"fds", false, n0},
+		{"startup_seconds", false, func(v float64) string { return fmt.Sprintf("%.2fs", v) }},
+		{"artifact_bytes", false, fmtBytes},
+	}
+}
+
+// cellText formats one table cell: the median, and the range over trials
+// for the columns that show it when there are several trials.
+func cellText(c *Cell, col tableColumn) string {
+	v := c.Values[col.key]
+	s := col.format(v.Median)
+	if lo, hi := col.format(v.Min), col.format(v.Max); col.spread && c.Trials > 1 && lo != hi {
+		s += " (" + lo + "–" + hi + ")"
+	}
+	return s
+}
+
+// WriteMarkdown writes summary.md: per workload the headline, the
+// aggregate table (JMeter's columns plus resources, the median over trials
+// with the range for the main figures), then warnings and failures.
+func WriteMarkdown(w io.Writer, res *Results) error {
+	s := Summarize(res)
+	r := res.Run
+	fmt.Fprintf(w, "# showdown: %s\n\n", s.Name)
+	if s.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", s.Description)
+	}
+	fmt.Fprintf(w, "%s.\n\n", setupLine(res))
+	if s.Interrupted {
+		fmt.Fprintf(w, "**Interrupted:** the run was stopped early; the tables hold what was measured.\n\n")
+	}
+	cols := tableColumns()
+	for _, wl := range s.Workloads {
+		fmt.Fprintf(w, "## %s\n\n", wl.Name)
+		fmt.Fprintf(w, "**%s.**\n\n", wl.Headline)
+		fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))
+		for _, c := range cols {
+			fmt.Fprintf(w, " %s |", metric(c.key).Title)
+		}
+		fmt.Fprintf(w, "\n|---|--:|%s\n", strings.Repeat("--:|", len(cols)))
+		for _, c := range wl.Cells {
+			fmt.Fprintf(w, "| %s | %d |", c.Implementation, c.Level)
+			if c.Trials == 0 {
+				fmt.Fprintf(w, " not measured |%s\n", strings.Repeat(" |", len(cols)-1))
+				continue
+			}
+			for _, col := range cols {
+				fmt.Fprintf(w, " %s |", cellText(c, col))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+		if s.Trials > 1 {
+			fmt.Fprintf(w, "Median of %d trials; (min–max) for median, p99, throughput, CPU and RSS.\n\n", s.Trials)
+		}
+		if len(wl.Warnings) > 0 {
+			fmt.Fprintf(w, "Warnings:\n\n")
+			for _, m := range wl.Warnings {
+				fmt.Fprintf(w, "- %s\n", m)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(s.Warnings) > 0 {
+		fmt.Fprintf(w, "## Warnings\n\n")
+		for _, m := range s.Warnings {
+			fmt.Fprintf(w, "- %s\n", m)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.Failures) > 0 {
+		fmt.Fprintf(w, "## Failures\n\n")
+		for _, f := range s.Failures {
+			fmt.Fprintf(w, "### %s on %s, trial %d\n\n%s\n\n", f.Implementation, f.Workload, f.Trial, f.Reason)
+			if f.LogTail != "" {
+				fmt.Fprintf(w, "```\n%s\n```\n\n", strings.TrimRight(f.LogTail, "\n"))
+			}
+		}
+	}
+	if r.Command != "" {
+		fmt.Fprintf(w, "Reproduce: `%s`\n", r.Command)
+	}
+	return nil
+}
+
+// setupLine describes the run in one sentence.
+func setupLine(res *Results) string {
+	r := res.Run
+	p := r.Plan
+	parts := []string{fmt.Sprintf("%s: %s model, %s per level, %d trial(s)", res.Kind, orDash(p.Load.Model), fmtSeconds(float64(p.Load.Duration)/1e9), p.Trials)}
+	if r.Machine.CPUModel != "" {
+		parts = append(parts, fmt.Sprintf("%s, %d CPUs", r.Machine.CPUModel, r.Machine.CPUs))
+	}
+	if res.Kind == KindRun {
+		parts = append(parts, fmt.Sprintf("service on CPUs %q, generator on %q, databases on %q", r.Placement.ServiceCPUs, r.Placement.GeneratorCPUs, r.Placement.DatabaseCPUs))
+		parts = append(parts, "limits: "+describeLimits(res))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func describeLimits(res *Results) string {
+	l := res.Run.Limits
+	var parts []string
+	if l.CPUQuota > 0 {
+		parts = append(parts, fmt.Sprintf("%.2g CPU", l.CPUQuota))
+	}
+	if l.MemoryBytes > 0 {
+		parts = append(parts, fmtBytes(float64(l.MemoryBytes))+" memory")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ") + " (" + l.Mechanism + ")"
+}
+
+func fmtSeconds(s float64) string {
+	if s == float64(int64(s)) {
+		return fmt.Sprintf("%d s", int64(s))
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
