@@ -34,7 +34,7 @@ type recorder struct {
 	maxReasons int
 
 	measuring  bool
-	warmupLeft int64         // requests still to discard (count warm-up)
+	warmupLeft int64 // requests still to discard (count warm-up)
 	start      time.Time
 	last       time.Time // end of the previous interval
 	curErr     int64
