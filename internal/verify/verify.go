@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -118,6 +119,14 @@ func Run(ctx context.Context, t Target, report func(Result)) (failed int) {
 		report(Result{Check: "target", Status: Fail, Detail: err.Error()})
 		return 1
 	}
+	// A service that is not there would fail every check alike: say it once.
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		report(Result{Check: "target reachable", Status: Fail,
+			Detail: fmt.Sprintf("cannot connect to %s: %v (is the service running and listening there?)", s.addr, err)})
+		return 1
+	}
+	c.Close()
 	for _, st := range plan(t) {
 		for _, c := range st() {
 			r := runCheck(ctx, s, c)

@@ -309,11 +309,17 @@ func TestMissingHooksSkip(t *testing.T) {
 	}
 }
 
-// TestBadTarget: a malformed BaseURL is one failure, not a crash.
+// TestBadTarget: a malformed BaseURL or a port nobody listens on is one
+// failure, not a crash or 300 alike failures.
 func TestBadTarget(t *testing.T) {
-	var got []Result
-	n := Run(context.Background(), Target{BaseURL: "localhost:80"}, func(r Result) { got = append(got, r) })
-	if n != 1 || len(got) != 1 || got[0].Status != Fail {
-		t.Errorf("got %d failures, results %+v; want one failure", n, got)
+	srv := httptest.NewServer(http.NotFoundHandler())
+	gone := srv.URL
+	srv.Close()
+	for _, base := range []string{"localhost:80", gone} {
+		var got []Result
+		n := Run(context.Background(), Target{BaseURL: base, Workloads: []string{"string"}}, func(r Result) { got = append(got, r) })
+		if n != 1 || len(got) != 1 || got[0].Status != Fail {
+			t.Errorf("%s: got %d failures, results %+v; want one failure", base, n, got)
+		}
 	}
 }
