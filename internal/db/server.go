@@ -57,7 +57,11 @@ func runAs(name string) (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("running as root, the database must run as the %q user: %w", name, err)
+		return nil, &MissingError{
+			What:    fmt.Sprintf("system user %q (running as root, showdown runs the database as %s)", name, name),
+			Looked:  "the user database",
+			Install: "useradd --system --user-group --no-create-home " + name + " (or run showdown as an ordinary user)",
+		}
 	}
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
