@@ -238,8 +238,11 @@ func execFile(ctx context.Context, c conn, w, file string, stmts []string) error
 // bulk-loaded). A workload without a database needs nothing.
 func Prepare(ctx context.Context, workload string, s Servers, opts PrepareOptions) (*Prepared, error) {
 	c, ok, err := connect(ctx, workload, s)
-	if err != nil || !ok {
-		return &Prepared{}, err
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &Prepared{}, nil // no database, nothing to prepare
 	}
 	defer c.close()
 	schema, err := readSQL(workload, "schema.sql")
@@ -272,7 +275,11 @@ func Prepare(ctx context.Context, workload string, s Servers, opts PrepareOption
 		if opts.SKURows > skuIDMask {
 			return nil, fmt.Errorf("sku: %d rows is more than the generator's %d", opts.SKURows, skuIDMask)
 		}
-		if err := loadSKU(ctx, c.(myConn), opts.Seed, opts.SKURows); err != nil {
+		mc, isMy := c.(myConn)
+		if !isMy {
+			return nil, errors.New("sku: the bulk load needs MariaDB/MySQL")
+		}
+		if err := loadSKU(ctx, mc, opts.Seed, opts.SKURows); err != nil {
 			return nil, err
 		}
 		p.KnownSKUs = KnownSKUIDs(opts.Seed, opts.SKURows, opts.KnownSKUs)
