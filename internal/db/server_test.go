@@ -2,6 +2,7 @@ package db
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,13 +46,34 @@ type engine struct {
 	value func(ctx context.Context, url, query string) (string, error)
 	// maxConns is the query that shows max_connections.
 	maxConns string
+	// readyLine is in the server's log once it is ready.
+	readyLine string
+}
+
+// syncBuffer is a bytes.Buffer safe for the log copier and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 var engines = []engine{
 	{
-		name:     "postgres",
-		maxConns: "SHOW max_connections",
-		start:    func(ctx context.Context, o ...Option) (instance, error) { return StartPostgres(ctx, o...) },
+		name:      "postgres",
+		maxConns:  "SHOW max_connections",
+		readyLine: "database system is ready to accept connections",
+		start:     func(ctx context.Context, o ...Option) (instance, error) { return StartPostgres(ctx, o...) },
 		exec: func(ctx context.Context, url, stmt string) error {
 			c, err := pgx.Connect(ctx, url)
 			if err != nil {
@@ -72,9 +95,10 @@ var engines = []engine{
 		},
 	},
 	{
-		name:     "mariadb",
-		maxConns: "SELECT @@max_connections",
-		start:    func(ctx context.Context, o ...Option) (instance, error) { return StartMariaDB(ctx, o...) },
+		name:      "mariadb",
+		maxConns:  "SELECT @@max_connections",
+		readyLine: "ready for connections",
+		start:     func(ctx context.Context, o ...Option) (instance, error) { return StartMariaDB(ctx, o...) },
 		exec: func(ctx context.Context, url, stmt string) error {
 			db, err := openURL(url)
 			if err != nil {
@@ -176,7 +200,8 @@ func TestLifecycle(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := context.Background()
 			parent := parentDir(t)
-			s, err := e.start(ctx, WithDir(parent), WithMaxConnections(37))
+			var log syncBuffer
+			s, err := e.start(ctx, WithDir(parent), WithMaxConnections(37), WithLog(&log))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,6 +221,10 @@ func TestLifecycle(t *testing.T) {
 			}
 			if err := e.exec(ctx, s.URL(), "INSERT INTO kept VALUES (7)"); err != nil {
 				t.Fatal(err)
+			}
+
+			if !strings.Contains(log.String(), e.readyLine) {
+				t.Errorf("WithLog got %q, want the server's %q", log.String(), e.readyLine)
 			}
 
 			// Down: the server is gone, its data and port stay.
