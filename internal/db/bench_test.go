@@ -57,3 +57,29 @@ func BenchmarkWriteSKURows(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStartPostgres measures a start (initdb, start, create database) and Stop.
+func BenchmarkStartPostgres(b *testing.B) {
+	for range b.N {
+		p, err := StartPostgres(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStartMariaDB measures a start (install-db, start) and Stop.
+func BenchmarkStartMariaDB(b *testing.B) {
+	for range b.N {
+		m, err := StartMariaDB(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
