@@ -100,12 +100,19 @@ func BetweenSides(res *Results, a, b Selector) (*Side, *Side, error) {
 	s := Summarize(res)
 	match := func(sel Selector) map[string]string { // implementation -> service
 		out := map[string]string{}
+		// An implementation id written out matches that one alone.
+		for _, im := range res.Run.Plan.Implementations {
+			if im.ID() == sel.String() {
+				out[im.ID()] = im.Service
+				return out
+			}
+		}
 		for _, im := range res.Run.Plan.Implementations {
 			id := im.ID()
 			ok := false
 			switch strings.ToLower(sel.Key) {
 			case "":
-				ok = id == sel.Value || im.Service == sel.Value || im.Variant == sel.Value
+				ok = im.Service == sel.Value || im.Variant == sel.Value
 			case "service":
 				ok = im.Service == sel.Value
 			case "variant":
@@ -385,4 +392,3 @@ func betaCF(a, b, x float64) float64 {
 	}
 	return h
 }
-

@@ -47,7 +47,7 @@ type htmlPage struct {
 	S           *Summary
 	Setup       string
 	Kind        string
-	Cols        []htmlCol
+	StepCols    []string
 	Workloads   []htmlWorkload
 	Environment [][2]string
 	Builds      [][]string
@@ -69,6 +69,8 @@ type figure struct {
 
 type htmlWorkload struct {
 	W      *Workload
+	Cols   []htmlCol
+	Steps  [][]string
 	Rows   []htmlRow
 	Charts []figure
 	// Spectra holds one chart per level.
@@ -101,17 +103,17 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 	}
 	s := Summarize(res)
 	colors := map[string]string{}
-	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command}
+	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns}
 	for i, im := range s.Implementations {
 		colors[im] = colorOf(i)
 		pg.Colors = append(pg.Colors, swatch{im, colorOf(i)})
 	}
-	cols := tableColumns()
-	for _, c := range cols {
-		pg.Cols = append(pg.Cols, htmlCol{metric(c.key).Title})
-	}
 	for wi, wl := range s.Workloads {
-		hw := htmlWorkload{W: wl}
+		hw := htmlWorkload{W: wl, Steps: stepRows(res, wl)}
+		cols := visibleColumns(wl)
+		for _, c := range cols {
+			hw.Cols = append(hw.Cols, htmlCol{metric(c.key).Title})
+		}
 		for _, c := range wl.Cells {
 			row := htmlRow{Impl: c.Implementation, Color: colors[c.Implementation], Level: c.Level, Best: c == wl.Best, None: c.Trials == 0}
 			if c.Trials > 0 {
@@ -221,10 +223,24 @@ func levelCharts(id string, s *Summary, wl *Workload, colors map[string]string) 
 				ch.legend = append(ch.legend, legendItem{im, colors[im], ""})
 			}
 		}
+		if !anyNonZero(p.lines) {
+			continue // not measured (an import has no resources)
+		}
 		ch.panels = []panel{p}
 		out = append(out, figure{ch.title, template.HTML(ch.render())})
 	}
 	return out
+}
+
+func anyNonZero(lines []series) bool {
+	for _, l := range lines {
+		for _, y := range l.ys {
+			if y != 0 && !math.IsNaN(y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // spectrumQuantiles are the percentiles of the distribution charts: from
@@ -380,7 +396,20 @@ func timeSeriesChart(id string, res *Results, s *Summary, c *Cell, color string,
 			ch.panels = append(ch.panels, p)
 		}
 	}
-	ch.legend = []legendItem{{"p50 / service", color, "thin"}, {"p99, throughput, service CPU, RSS, threads", color, ""}, {"max", color, "dot"}, {"errors, database CPU, FDs", color, "dash"}, {"generator CPU", color, "dashdot"}}
+	// One legend entry per line style, naming the lines drawn in it.
+	for _, style := range []string{"thin", "", "dot", "dash", "dashdot"} {
+		var names []string
+		for _, p := range ch.panels {
+			for _, l := range p.lines {
+				if l.style == style {
+					names = append(names, l.name)
+				}
+			}
+		}
+		if len(names) > 0 {
+			ch.legend = append(ch.legend, legendItem{strings.Join(names, ", "), color, style})
+		}
+	}
 	// hover: one band per point with every value of that second
 	for i := range ser.Rows {
 		var parts []string

@@ -3,6 +3,7 @@ package report
 import (
 	"compress/gzip"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -317,3 +318,5 @@ func readHlogTotal(path string) (*hdrhistogram.Histogram, error) {
 func newHist() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1000, 3600e9, 3)
 }
+
+func jsonMarshal(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }

@@ -96,6 +96,27 @@ func tableColumns() []tableColumn {
 	}
 }
 
+// alwaysShown are the columns every table keeps; the others (resources,
+// startup, artifact) are left out when no cell of the table has them, as
+// for an import.
+var alwaysShown = map[string]bool{"samples": true, "mean_ms": true, "p50_ms": true, "p90_ms": true, "p95_ms": true,
+	"p99_ms": true, "min_ms": true, "max_ms": true, "error_percent": true, "throughput": true}
+
+// visibleColumns returns the columns of a workload's table.
+func visibleColumns(wl *Workload) []tableColumn {
+	var out []tableColumn
+	for _, c := range tableColumns() {
+		keep := alwaysShown[c.key]
+		for _, cell := range wl.Cells {
+			keep = keep || cell.Values[c.key].Max != 0
+		}
+		if keep {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // cellText formats one table cell: the median, and the range over trials
 // for the columns that show it when there are several trials.
 func cellText(c *Cell, col tableColumn) string {
@@ -121,8 +142,8 @@ func WriteMarkdown(w io.Writer, res *Results) error {
 	if s.Interrupted {
 		fmt.Fprintf(w, "**Interrupted:** the run was stopped early; the tables hold what was measured.\n\n")
 	}
-	cols := tableColumns()
 	for _, wl := range s.Workloads {
+		cols := visibleColumns(wl)
 		fmt.Fprintf(w, "## %s\n\n", wl.Name)
 		fmt.Fprintf(w, "**%s.**\n\n", wl.Headline)
 		fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))
@@ -144,6 +165,9 @@ func WriteMarkdown(w io.Writer, res *Results) error {
 		fmt.Fprintln(w)
 		if s.Trials > 1 {
 			fmt.Fprintf(w, "Median of %d trials; (min–max) for median, p99, throughput, CPU and RSS.\n\n", s.Trials)
+		}
+		if res.Kind != KindRun {
+			writeStepTable(w, res, wl)
 		}
 		if len(wl.Warnings) > 0 {
 			fmt.Fprintf(w, "Warnings:\n\n")
@@ -224,4 +248,41 @@ func titleCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// stepColumns are the columns of the per-step (per-label) table.
+var stepColumns = []string{"Label", "Samples", "Average", "Median", "90%", "95%", "99%", "Max", "Error %", "Throughput/s"}
+
+// stepRows returns the per-step rows of a one-level result (an import or
+// an attack), formatted, when it has more than one step.
+func stepRows(res *Results, wl *Workload) [][]string {
+	if len(wl.Cells) != 1 || wl.Cells[0].cell == nil || len(wl.Cells[0].cell.Levels) != 1 {
+		return nil
+	}
+	d := res.Detail(wl.Cells[0].cell.Levels[0])
+	if len(d.Labels) < 2 {
+		return nil
+	}
+	var rows [][]string
+	for _, l := range d.Labels {
+		ep := 0.0
+		if l.Samples > 0 {
+			ep = 100 * float64(l.Errors) / float64(l.Samples)
+		}
+		rows = append(rows, []string{l.Label, strconv.FormatInt(l.Samples, 10), fmtMs(l.Latency.Mean), fmtMs(l.Latency.P50), fmtMs(l.Latency.P90),
+			fmtMs(l.Latency.P95), fmtMs(l.Latency.P99), fmtMs(l.Latency.Max), fmt.Sprintf("%.2f", ep), fmtCount(l.Throughput)})
+	}
+	return rows
+}
+
+func writeStepTable(w io.Writer, res *Results, wl *Workload) {
+	rows := stepRows(res, wl)
+	if rows == nil {
+		return
+	}
+	fmt.Fprintf(w, "Per step:\n\n| %s |\n|---|%s\n", strings.Join(stepColumns, " | "), strings.Repeat("--:|", len(stepColumns)-1))
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+	fmt.Fprintln(w)
 }

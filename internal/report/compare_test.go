@@ -1,0 +1,157 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/showdownlab/showdown/internal/lab"
+)
+
+// fakeRun builds the results of one workload "w" at 8 users: per
+// implementation, one throughput per trial (latency and resources follow
+// from it, so a faster trial is also a lower-latency one).
+func fakeRun(impls []lab.Implementation, tput map[string][]float64) *Results {
+	trials := 0
+	for _, v := range tput {
+		trials = max(trials, len(v))
+	}
+	r := &lab.Run{Version: 1, Plan: &lab.Plan{Name: "fake", Implementations: impls, Workloads: []lab.Workload{{Name: "w"}},
+		Load: lab.Load{Model: "closed", Levels: []int{8}}, Trials: trials}}
+	for _, im := range impls {
+		for i, v := range tput[im.ID()] {
+			lr := &lab.LevelRun{Level: 8, Status: "ok"}
+			lr.Total.Samples = int64(v * 10)
+			lr.Total.Throughput = v
+			lr.Total.Latency.P50 = 8000 / v
+			lr.Total.Latency.P99 = 4 * 8000 / v
+			lr.Service.CPUMean = 50
+			lr.Service.RSSPeakBytes = 20 << 20
+			r.Services = append(r.Services, &lab.ServiceRun{Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: "w", Trial: i + 1, Status: "ok", Levels: []*lab.LevelRun{lr}})
+		}
+	}
+	return &Results{Path: "fake", Kind: KindRun, Run: r, details: map[*lab.LevelRun]*Detail{}}
+}
+
+func one(name string) []lab.Implementation { return []lab.Implementation{{Service: name}} }
+
+func TestCompareKnownAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		base, new       []float64
+		wantSignificant bool
+		wantTested      bool
+		wantChange      float64
+	}{
+		// a clear win: twice the throughput, trials within 3%
+		{"clear win", []float64{1000, 1010, 990}, []float64{2000, 2030, 1970}, true, true, 1},
+		// a tie: medians 1% apart, trials spread 8%
+		{"tie within noise", []float64{1000, 1040, 960}, []float64{1010, 970, 1030}, false, true, 0.01},
+		// a clear loss with two trials a side
+		{"clear loss, two trials", []float64{1000, 1002}, []float64{700, 705}, true, true, -0.2985},
+		// one trial a side, 2% apart: under the noise threshold
+		{"one trial, small change", []float64{1000}, []float64{1020}, false, false, 0.02},
+		// one trial a side, 30% apart: over the noise threshold
+		{"one trial, large change", []float64{1000}, []float64{1300}, true, false, 0.3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := SideOf("before", Summarize(fakeRun(one("svc"), map[string][]float64{"svc": tc.base})))
+			b := SideOf("after", Summarize(fakeRun(one("svc"), map[string][]float64{"svc": tc.new})))
+			ds := CompareSides(a, b)
+			if len(ds) != len(CompareMetrics) {
+				t.Fatalf("got %d deltas, want %d", len(ds), len(CompareMetrics))
+			}
+			d := ds[0]
+			if d.Metric != "throughput" {
+				t.Fatalf("first delta is %s, want throughput", d.Metric)
+			}
+			if d.Significant != tc.wantSignificant {
+				t.Errorf("significant = %v (p=%.4f), want %v", d.Significant, d.P, tc.wantSignificant)
+			}
+			if (d.P >= 0) != tc.wantTested {
+				t.Errorf("p = %v, tested want %v", d.P, tc.wantTested)
+			}
+			if math.Abs(d.Change-tc.wantChange) > 0.002 {
+				t.Errorf("change %.4f, want %.4f", d.Change, tc.wantChange)
+			}
+			var out bytes.Buffer
+			WriteComparison(&out, a, b, ds)
+			text := out.String()
+			if !tc.wantSignificant && !strings.Contains(text, " ~ ") {
+				t.Errorf("no ~ in\n%s", text)
+			}
+			if !tc.wantTested && !strings.Contains(text, "no trials to test") {
+				t.Errorf("no \"no trials to test\" in\n%s", text)
+			}
+		})
+	}
+}
+
+func TestCompareBetween(t *testing.T) {
+	impls := []lab.Implementation{
+		{Service: "go-stdlib", Variant: "logging=off"},
+		{Service: "go-stdlib", Variant: "logging=on"},
+		{Service: "node-http", Env: map[string]string{"LOGGING": "off"}},
+		{Service: "node-http", Variant: "log", Env: map[string]string{"LOGGING": "on"}},
+	}
+	res := fakeRun(impls, map[string][]float64{
+		"go-stdlib+logging=off": {1000, 1010, 990},
+		"go-stdlib+logging=on":  {500, 505, 495},
+		"node-http":             {800, 810, 790},
+		"node-http+log":         {790, 805, 800},
+	})
+	a, b, err := BetweenSides(res, Selector{"logging", "off"}, Selector{"logging", "on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Delta{}
+	for _, d := range CompareSides(a, b) {
+		if d.Metric == "throughput" {
+			got[d.Name] = d
+		}
+	}
+	// go-stdlib halves with logging on; node-http does not change.
+	if d := got["go-stdlib"]; !d.Significant || math.Abs(d.Change+0.5) > 0.01 {
+		t.Errorf("go-stdlib: %+v, want a significant -50%%", d)
+	}
+	if d, ok := got["node-http"]; !ok || d.Significant {
+		t.Errorf("node-http: %+v (present %v), want ~", d, ok)
+	}
+	// two implementation ids: one pair
+	a, b, err = BetweenSides(res, Selector{Value: "go-stdlib+logging=off"}, Selector{Value: "node-http"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := CompareSides(a, b); len(ds) != len(CompareMetrics) || !ds[0].Significant || ds[0].Change > -0.19 {
+		t.Errorf("go-stdlib vs node-http: %+v, want one significant -20%% row", ds)
+	}
+	// a selector that matches nothing names what there is
+	_, _, err = BetweenSides(res, Selector{"logging", "off"}, Selector{"logging", "loud"})
+	if err == nil || !strings.Contains(err.Error(), "go-stdlib+logging=on") {
+		t.Errorf("got %v, want an error listing the implementations", err)
+	}
+}
+
+// Two-sided p-values of Student's t at textbook critical values.
+func TestWelchDistribution(t *testing.T) {
+	for _, tc := range []struct{ t, df, p float64 }{
+		{12.706, 1, 0.05},   // df 1, 95%
+		{2.228, 10, 0.05},   // df 10, 95%
+		{3.169, 10, 0.01},   // df 10, 99%
+		{1.962, 1000, 0.05}, // close to the normal
+		{0, 5, 1},           // no difference
+	} {
+		p := regIncBeta(tc.df/2, 0.5, tc.df/(tc.df+tc.t*tc.t))
+		if math.Abs(p-tc.p) > 0.0006 {
+			t.Errorf("t=%v df=%v: p=%.5f, want %.3f", tc.t, tc.df, p, tc.p)
+		}
+	}
+	// identical samples with no variance: p=1; different ones: p=0
+	if p := WelchP([]float64{1, 1}, []float64{1, 1}); p != 1 {
+		t.Errorf("identical: p=%v, want 1", p)
+	}
+	if p := WelchP([]float64{1, 1}, []float64{2, 2}); p != 0 {
+		t.Errorf("constant but different: p=%v, want 0", p)
+	}
+}
