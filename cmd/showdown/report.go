@@ -36,38 +36,29 @@ func runReport(st *state, args []string) error {
 	if *out != "" && *format == "" {
 		return usageError{err: fmt.Errorf("--out needs --format"), hint: "showdown report --format html --out report.html RESULTS"}
 	}
+	if *format == "" {
+		dir := args[0]
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			dir = filepath.Dir(dir)
+		}
+		paths, err := report.WriteFiles(dir, args[0])
+		for _, p := range paths {
+			fmt.Fprintln(st.stdout, p)
+		}
+		return err
+	}
 	res, err := report.Load(args[0])
 	if err != nil {
 		return err
 	}
-	if *format != "" {
-		if *out == "" || *out == "-" {
-			return report.WriteFormat(st.stdout, res, *format)
-		}
-		return writeReportFile(*out, res, *format)
+	if *out == "" || *out == "-" {
+		return report.WriteFormat(st.stdout, res, *format)
 	}
-	dir := args[0]
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		dir = filepath.Dir(dir)
-	}
-	for _, f := range []struct{ name, format string }{{"report.html", report.FormatHTML}, {"summary.md", report.FormatMarkdown}} {
-		path := filepath.Join(dir, f.name)
-		if err := writeReportFile(path, res, f.format); err != nil {
-			return err
-		}
-		fmt.Fprintln(st.stdout, path)
-	}
-	return nil
-}
-
-// writeReportFile renders into memory first so a failure leaves no half
-// file behind.
-func writeReportFile(path string, res *report.Results, format string) error {
 	var b bytes.Buffer
-	if err := report.WriteFormat(&b, res, format); err != nil {
+	if err := report.WriteFormat(&b, res, *format); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil

@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -30,6 +33,35 @@ func WriteFormat(w io.Writer, res *Results, format string, opts ...Option) error
 		return WriteCSV(w, res)
 	}
 	return fmt.Errorf("unknown format %q (html, md, json or csv)", format)
+}
+
+// Files written into a results folder by WriteFiles.
+const (
+	HTMLFile     = "report.html"
+	MarkdownFile = "summary.md"
+)
+
+// WriteFiles writes report.html and summary.md of the results at path
+// into dir (for a results folder, itself) and returns their paths. Each
+// file is rendered in memory first, so a failure leaves no half file.
+func WriteFiles(dir, path string, opts ...Option) ([]string, error) {
+	res, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range []struct{ name, format string }{{HTMLFile, FormatHTML}, {MarkdownFile, FormatMarkdown}} {
+		var b bytes.Buffer
+		if err := WriteFormat(&b, res, f.format, opts...); err != nil {
+			return paths, err
+		}
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			return paths, fmt.Errorf("writing the report: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // WriteJSON writes the summary of res as indented JSON.
