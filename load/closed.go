@@ -75,6 +75,14 @@ func (r *run) closed(ctx context.Context, m ClosedModel) Summary {
 	close(stopTick)
 	<-tickDone
 	r.rec.flush(time.Now(), r.active.Load())
+	return r.closedSummary(a, m)
+}
+
+func (r *run) closedSummary(a *Attacker, m ClosedModel) Summary {
+	users := 0
+	for u := a.shard.Index; u <= m.Users; u += a.shard.Count {
+		users++
+	}
 	sum := Summary{Model: "closed", Users: users}
 	if ms := r.rec.startTime(); !ms.IsZero() {
 		reqs, _ := r.rec.totals()

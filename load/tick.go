@@ -36,6 +36,7 @@ type tconn struct {
 	retried    bool
 	dead       bool // closed while idle; dropped from the idle stack
 	wantOut    bool // registered for EPOLLOUT
+	listed     bool // in tickEngine.conns
 	wrote      int
 	buf        []byte
 	ticket     int64
@@ -109,7 +110,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 				syscall.Close(c.fd)
 			}
 		}
-		syscall.Close(e.ep)
+		closeEpoll(e)
 		e.r.active.Store(0)
 	}()
 	sending := true
@@ -237,9 +238,17 @@ func (e *tickEngine) start(c *tconn, n int64, now time.Time) {
 			return
 		}
 	}
-	e.conns = append(e.conns, c)
+	e.track(c)
 	if !c.connecting {
 		e.write(c, now)
+	}
+}
+
+// track lists c among the connections with a request in flight.
+func (e *tickEngine) track(c *tconn) {
+	if !c.listed {
+		c.listed = true
+		e.conns = append(e.conns, c)
 	}
 }
 
@@ -263,11 +272,18 @@ func (e *tickEngine) write(c *tconn, now time.Time) {
 
 // progress asks the engine's epoll which sockets have news and advances
 // them (connect, write, read, complete), then times out overdue requests.
-func (e *tickEngine) progress(now time.Time) {
+func (e *tickEngine) progress(now time.Time) { e.poll(now, 0) }
+
+// poll waits up to waitMs for news (0: just looks), then handles it.
+// The tick engine only looks; its sleeping is done on the runtime's timer.
+func (e *tickEngine) poll(now time.Time, waitMs int) {
 	for {
-		n, err := unix.EpollWait(e.ep, e.events, 0)
+		n, err := unix.EpollWait(e.ep, e.events, waitMs)
 		if err == syscall.EINTR {
 			continue
+		}
+		if waitMs != 0 {
+			now, waitMs = time.Now(), 0
 		}
 		for _, ev := range e.events[:max(n, 0)] {
 			fd := int(ev.Fd)
@@ -315,8 +331,13 @@ func (e *tickEngine) progress(now time.Time) {
 		if c.busy && now.Sub(c.sent) > e.timeout {
 			e.finish(c, now, 0, 0, ReasonTimeout, true)
 		}
+		if c.busy && !c.listed {
+			c.listed = true
+		}
 		if c.busy {
 			e.conns = append(e.conns, c)
+		} else {
+			c.listed = false
 		}
 	}
 }
@@ -414,10 +435,12 @@ func (e *tickEngine) finish(c *tconn, done time.Time, recv, status int, reason s
 	c.busy = false
 	if closeConn {
 		e.closeFD(c)
-		return
+	} else {
+		c.reused, c.wrote = true, 0
 	}
-	c.reused, c.wrote = true, 0
-	e.idle = append(e.idle, c)
+	if !closeConn {
+		e.idle = append(e.idle, c)
+	}
 }
 
 // kernelTime extracts the SO_TIMESTAMPNS receive time from control data.
@@ -530,3 +553,5 @@ func parseBuffered(b []byte, atEOF bool) (n, status int, closeAfter, ok bool, er
 	}
 	return 0, 0, false, false, nil
 }
+
+func closeEpoll(e *tickEngine) { syscall.Close(e.ep) }

@@ -90,6 +90,17 @@ func TestEnginesAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The closed model (goroutines either way): 3 users x 4
+			// iterations.
+			if engine == "goroutine" {
+				closed, err := NewAttacker(opts...).Attack(context.Background(), &Target{URL: tt.url}, ClosedModel{Users: 3, Iterations: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ct := closed.Summary.Total; ct.Samples != 12 || (tt.reason == "") != (ct.Errors == 0) {
+					t.Errorf("closed %s: %d samples, reasons %+v; want 12, reason %q", tt.url, ct.Samples, ct.Reasons, tt.reason)
+				}
+			}
 			tot := res.Summary.Total
 			if tot.Samples+res.Summary.Dropped != 20 {
 				t.Errorf("%s %s: %d samples + %d dropped, want 20", engine, tt.url, tot.Samples, res.Summary.Dropped)
