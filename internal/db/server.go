@@ -83,7 +83,7 @@ func (s *server) makeDir(prefix string) error {
 		// The server's user must reach the directory through its parents.
 		for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 			st, err := os.Stat(p)
-			if err == nil && st.Mode().Perm()&0o001 == 0 {
+			if err == nil && !traversable(st, s.cred) {
 				return fmt.Errorf("%s: directory %s is not traversable by uid %d (mode %v); choose another parent (WithDir)",
 					s.engine, p, s.cred.Uid, st.Mode().Perm())
 			}
@@ -93,6 +93,20 @@ func (s *server) makeDir(prefix string) error {
 		}
 	}
 	return nil
+}
+
+// traversable reports whether the user of cred may pass through directory st.
+func traversable(st os.FileInfo, cred *syscall.Credential) bool {
+	perm := st.Mode().Perm()
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		switch {
+		case sys.Uid == cred.Uid:
+			return perm&0o100 != 0
+		case sys.Gid == cred.Gid:
+			return perm&0o010 != 0
+		}
+	}
+	return perm&0o001 != 0
 }
 
 // own gives path to the server's user when running as root.

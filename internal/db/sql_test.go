@@ -1,7 +1,9 @@
 package db
 
 import (
+	"os"
 	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/showdownlab/showdown/workloads"
@@ -80,4 +82,34 @@ func cut(s string) (string, string, bool) {
 		}
 	}
 	return s, "", false
+}
+
+func TestTraversable(t *testing.T) {
+	cred := &syscall.Credential{Uid: 4242, Gid: 4343}
+	tests := []struct {
+		mode     os.FileMode
+		uid, gid uint32
+		want     bool
+	}{
+		{0o755, 0, 0, true},     // anyone may pass
+		{0o700, 0, 0, false},    // root's private directory, like t.TempDir()
+		{0o700, 4242, 0, true},  // the user's own
+		{0o750, 0, 4343, true},  // through the user's group
+		{0o075, 4242, 0, false}, // the owner bits rule for the owner
+	}
+	for _, tt := range tests {
+		d := t.TempDir()
+		if err := os.Chmod(d, tt.mode); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := st.Sys().(*syscall.Stat_t)
+		sys.Uid, sys.Gid = tt.uid, tt.gid
+		if got := traversable(st, cred); got != tt.want {
+			t.Errorf("traversable(mode %v, uid %d, gid %d) = %v, want %v", tt.mode, tt.uid, tt.gid, got, tt.want)
+		}
+	}
 }
