@@ -158,10 +158,8 @@ func loadAttack(dir string) (*Results, error) {
 		return nil, err
 	}
 	level := s.Users
-	unit := "users"
 	if s.Model == "open" {
 		level = int(math.Round(s.TargetRate))
-		unit = "req/s"
 	}
 	name := "target"
 	if u := s.Options["url"]; u != "" {
@@ -173,10 +171,8 @@ func loadAttack(dir string) (*Results, error) {
 	if s.DurationSeconds > 0 && s.CPUs > 0 {
 		lr.Generator.CPUMean = 100 * s.CPUSeconds / s.DurationSeconds
 	}
-	model := s.Model
-	run := syntheticRun(filepath.Base(abs), name, "attack", model, lr, s)
+	run := syntheticRun(filepath.Base(abs), name, "attack", s.Model, lr, s)
 	run.Command = attackCommand(s)
-	_ = unit
 	return &Results{Path: dir, Kind: KindAttack, Run: run, details: map[*lab.LevelRun]*Detail{}}, nil
 }
 
@@ -192,7 +188,13 @@ func attackCommand(s *load.Summary) string {
 	var b strings.Builder
 	b.WriteString("showdown attack")
 	for _, k := range keys {
+		if k == "url" {
+			continue
+		}
 		fmt.Fprintf(&b, " --%s=%s", k, shellQuote(s.Options[k]))
+	}
+	if u := s.Options["url"]; u != "" {
+		b.WriteString(" " + shellQuote(u))
 	}
 	return b.String()
 }
