@@ -20,12 +20,12 @@ type MariaDB struct {
 // mariadbDirs is where Debian installs MariaDB's server and its install script.
 var mariadbDirs = []string{"/usr/sbin", "/usr/bin"}
 
-// mariadbBins finds the server and the install script: mariadbd or mysqld
-// on PATH or in /usr/sbin; mariadb-install-db or mysql_install_db.
+// mariadbBins finds the server and the install script: mariadbd or mysqld,
+// and mariadb-install-db or mysql_install_db, on PATH or in mariadbDirs.
 func mariadbBins() (server, install string, err error) {
 	missing := &MissingError{
 		What:    "MariaDB server (mariadbd and mariadb-install-db)",
-		Looked:  strings.Join(mariadbDirs, ", ") + ", PATH",
+		Looked:  "PATH, " + strings.Join(mariadbDirs, ", "),
 		Install: "apt-get install -y mariadb-server",
 	}
 	server, err = lookPath([]string{"mariadbd", "mysqld"}, mariadbDirs)

@@ -473,19 +473,19 @@ func tail(b []byte, n int) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// lookPath finds the first of names in dirs, then on PATH.
+// lookPath finds the first of names on PATH, then in dirs.
 func lookPath(names []string, dirs []string) (string, error) {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
 	for _, d := range dirs {
 		for _, n := range names {
 			p := filepath.Join(d, n)
 			if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 				return p, nil
 			}
-		}
-	}
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
 		}
 	}
 	return "", errors.New("not found")
