@@ -12,6 +12,17 @@
 // PostgreSQL runs with fsync, synchronous_commit and full_page_writes off,
 // MariaDB with innodb_flush_log_at_trx_commit=2, no doublewrite buffer and no
 // binary log. Every stack meets the same settings.
+//
+// Binaries: PostgreSQL from $SHOWDOWN_PG_BIN, else the newest
+// /usr/lib/postgresql/*/bin, else PATH; MariaDB's mariadbd (or mysqld) and
+// mariadb-install-db from PATH, else /usr/sbin and /usr/bin. A missing one is
+// a *MissingError whose Hint names the apt-get command. Running as root, the
+// servers run as the postgres and mysql users; otherwise as the caller.
+//
+// Processes: each server is a direct child in its own process group, killed
+// by the kernel if showdown dies (Pdeathsig). Stop shuts it down cleanly,
+// kills whatever is left after DefaultStopTimeout and removes its directory;
+// callers defer Stop and cancel the start's context on Ctrl-C.
 package db
 
 import (
