@@ -443,17 +443,25 @@ func (e *tickEngine) finish(c *tconn, done time.Time, recv, status int, reason s
 	}
 }
 
-// kernelTime extracts the SO_TIMESTAMPNS receive time from control data.
+// kernelTime extracts the SO_TIMESTAMPNS receive time from control data
+// (walked in place: syscall.ParseSocketControlMessage allocates).
 func kernelTime(oob []byte) (time.Time, bool) {
-	msgs, err := syscall.ParseSocketControlMessage(oob)
-	if err != nil {
-		return time.Time{}, false
-	}
-	for _, m := range msgs {
-		if m.Header.Level == syscall.SOL_SOCKET && m.Header.Type == syscall.SO_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(syscall.Timespec{})) {
-			ts := (*syscall.Timespec)(unsafe.Pointer(&m.Data[0]))
+	const hdr = syscall.SizeofCmsghdr
+	for len(oob) >= hdr {
+		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
+		l := int(h.Len)
+		if l < hdr || l > len(oob) {
+			return time.Time{}, false
+		}
+		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SO_TIMESTAMPNS && l >= hdr+int(unsafe.Sizeof(syscall.Timespec{})) {
+			ts := (*syscall.Timespec)(unsafe.Pointer(&oob[syscall.CmsgLen(0)]))
 			return time.Unix(ts.Sec, ts.Nsec), true
 		}
+		next := syscall.CmsgSpace(l - syscall.CmsgLen(0))
+		if next > len(oob) {
+			break
+		}
+		oob = oob[next:]
 	}
 	return time.Time{}, false
 }

@@ -3,8 +3,10 @@ package load
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -112,5 +114,58 @@ func TestEnginesAgree(t *testing.T) {
 				t.Errorf("%s %s: reasons %+v of %d samples, want all %q", engine, tt.url, tot.Reasons, tot.Samples, tt.reason)
 			}
 		}
+	}
+}
+
+// TestKernelTimestamp checks that TCP receive timestamps arrive and parse:
+// without them the tick engine would time responses by its ticks.
+func TestKernelTimestamp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().(*net.TCPAddr)
+	sa := &syscall.SockaddrInet4{Port: addr.Port}
+	copy(sa.Addr[:], addr.IP.To4())
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+	if err := syscall.Connect(fd, sa); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// The kernel turns receive timestamps on lazily (a deferred static
+	// key) the first time a socket asks, so the first segments may lack
+	// them: try a few times.
+	var ts time.Time
+	var before, after time.Time
+	buf, oob := make([]byte, 16), make([]byte, 128)
+	for i := 0; i < 50 && ts.IsZero(); i++ {
+		before = time.Now()
+		srv.Write([]byte("x"))
+		n, oobn, _, _, err := syscall.Recvmsg(fd, buf, oob, 0)
+		after = time.Now()
+		if err != nil || n != 1 {
+			t.Fatalf("recvmsg: %d, %v", n, err)
+		}
+		ts, _ = kernelTime(oob[:oobn])
+		if ts.IsZero() {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if ts.IsZero() {
+		t.Fatal("no SO_TIMESTAMPNS control message in 50 tries")
+	}
+	// Wall clocks, so allow a little slack.
+	if ts.Before(before.Add(-time.Second)) || ts.After(after.Add(time.Second)) {
+		t.Errorf("kernel timestamp %v not between %v and %v", ts, before, after)
 	}
 }
