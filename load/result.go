@@ -167,15 +167,6 @@ func DecodeHistogram(payload string) (*hdrhistogram.Histogram, error) {
 	return hdrhistogram.Decode([]byte(payload))
 }
 
-func encodeHist(h *hdrhistogram.Histogram) string {
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		// Encoding a valid in-memory histogram cannot fail.
-		panic(err)
-	}
-	return string(b)
-}
-
 // Result is a finished (or interrupted) attack: its summary, its
 // per-second intervals and total histograms. WriteDir stores it, ReadDir
 // reads it back, Merge combines shards.

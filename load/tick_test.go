@@ -169,3 +169,23 @@ func TestKernelTimestamp(t *testing.T) {
 		t.Errorf("kernel timestamp %v not between %v and %v", ts, before, after)
 	}
 }
+
+func TestEncodeHist(t *testing.T) {
+	for _, values := range [][]int64{
+		nil,                          // empty
+		{1000},                       // one value
+		{1000, 1000, 5e6, 7e9, 3e12}, // spread over the range, with zero runs
+	} {
+		h := newHist()
+		for _, v := range values {
+			h.RecordValue(v)
+		}
+		back, err := DecodeHistogram(encodeHist(h))
+		if err != nil {
+			t.Fatalf("%v: %v", values, err)
+		}
+		if !back.Equals(h) {
+			t.Errorf("%v: decoded histogram differs: count %d max %d, want %d %d", values, back.TotalCount(), back.Max(), h.TotalCount(), h.Max())
+		}
+	}
+}

@@ -5,8 +5,10 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -19,8 +21,10 @@ func main() {
 	users := flag.Int("users", 50, "closed model users")
 	d := flag.Duration("d", 5*time.Second, "duration")
 	prof := flag.String("cpuprofile", "", "write a CPU profile to `file`")
+	memprof := flag.String("memprofile", "", "write an allocation profile to `file`")
 	noTick := flag.Bool("notick", false, "use the goroutine engine for the open model")
 	flag.Parse()
+	runtime.MemProfileRate = 4096
 	if *prof != "" {
 		f, err := os.Create(*prof)
 		if err != nil {
@@ -37,9 +41,20 @@ func main() {
 	if *noTick {
 		opts = append(opts, load.WithoutTickEngine())
 	}
+	var m0 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	res, err := load.NewAttacker(opts...).Attack(context.Background(), &load.Target{URL: *url}, m)
 	if err != nil {
 		log.Fatal(err)
 	}
 	load.WriteReport(os.Stdout, res)
+	if *memprof != "" {
+		f, _ := os.Create(*memprof)
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	var m1 runtime.MemStats
+	runtime.ReadMemStats(&m1)
+	fmt.Printf("allocations: %.2f per request, GC cycles %d\n",
+		float64(m1.Mallocs-m0.Mallocs)/float64(max(res.Summary.Total.Samples, 1)), m1.NumGC-m0.NumGC)
 }
