@@ -4,16 +4,21 @@
 // mode each worker counts its own requests and GET /metrics, whichever
 // worker serves it, answers the sum over all workers: the worker asks the
 // primary, whose AggregatorRegistry collects every worker's registry over
-// IPC (see cluster.js).
+// IPC (serveClusterMetrics, run by the primary in cluster.js).
 
 const promClient = require('prom-client');
+const { HttpError } = require('./http');
 
 /** METRICS_REQUEST and METRICS_RESPONSE are the IPC message types of a cluster-wide scrape. */
 const METRICS_REQUEST = 'showdown:metrics:request';
 const METRICS_RESPONSE = 'showdown:metrics:response';
 
-/** SCRAPE_TIMEOUT_MS bounds a worker's wait for the primary's aggregated metrics. */
-const SCRAPE_TIMEOUT_MS = 3000;
+/**
+ * SCRAPE_TIMEOUT_MS bounds a worker's wait for the primary's aggregated
+ * metrics; longer than prom-client's own 5 s wait for a silent worker, so
+ * that error, not this one, names the cause.
+ */
+const SCRAPE_TIMEOUT_MS = 6000;
 
 /**
  * createMetrics registers the contract's metrics (and prom-client's
@@ -66,7 +71,7 @@ function askPrimary() {
       if (!p) return;
       pending.delete(msg.id);
       clearTimeout(p.timer);
-      if (msg.error) p.reject(new Error(`aggregating cluster metrics: ${msg.error}`));
+      if (msg.error) p.reject(new HttpError(503, `aggregating the workers' metrics: ${msg.error}`));
       else p.resolve(msg.body);
     });
   }
@@ -74,7 +79,7 @@ function askPrimary() {
     const id = ++nextScrape;
     const timer = setTimeout(() => {
       pending.delete(id);
-      reject(new Error(`no aggregated metrics from the cluster primary within ${SCRAPE_TIMEOUT_MS} ms`));
+      reject(new HttpError(503, `no aggregated metrics from the cluster primary within ${SCRAPE_TIMEOUT_MS} ms`));
     }, SCRAPE_TIMEOUT_MS);
     pending.set(id, { resolve, reject, timer });
     process.send({ type: METRICS_REQUEST, id });
