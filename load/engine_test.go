@@ -101,6 +101,9 @@ func TestClosedModelIterations(t *testing.T) {
 	if s.Total.Samples != 48 || s.Labels[0].Samples != 24 || s.Labels[1].Errors != 12 {
 		t.Fatalf("samples %d (list %d), fail errors %d; want 48, 24, 12", s.Total.Samples, s.Labels[0].Samples, s.Labels[1].Errors)
 	}
+	if got := s.Labels[1].ErrorPercent; got != 50 {
+		t.Errorf("fail: error %% = %v, want 50", got)
+	}
 	if r := s.Labels[1].Reasons; len(r) != 1 || r[0].Reason != "status 503" || r[0].Count != 12 {
 		t.Errorf("reasons %+v, want 12 x status 503", r)
 	}

@@ -60,7 +60,8 @@ type Summary struct {
 	Users int `json:"users,omitempty"`
 	// CPUSeconds is the generator process's user+system CPU time.
 	CPUSeconds float64 `json:"cpu_seconds"`
-	// CPUs is how many CPUs the generator could run on.
+	// CPUs is how many CPUs the generator could run on (summed over
+	// merged shards).
 	CPUs int `json:"cpus"`
 	// Shards lists the shards merged into this result ("1/2"...), or the
 	// one shard this generator ran; empty for a single generator.
@@ -245,7 +246,7 @@ func itoa(i int) string {
 // finish fills the derived fields of a row from counts and histograms.
 func (l *LabelStats) finish(lat, svc *hdrhistogram.Histogram, seconds float64) {
 	if l.Samples > 0 {
-		l.ErrorPercent = math.Round(1e4*float64(l.Errors)/float64(l.Samples)) / 1e4
+		l.ErrorPercent = math.Round(1e6*float64(l.Errors)/float64(l.Samples)) / 1e4
 	}
 	if seconds > 0 {
 		l.Throughput = math.Round(1e3*float64(l.Samples)/seconds) / 1e3
