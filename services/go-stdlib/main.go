@@ -137,7 +137,7 @@ func run(getenv func(string) string) error {
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, cfg.port))
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (check HOST=%s and PORT=%s: is another process on that port?)", err, cfg.host, cfg.port)
 	}
 	srv := &http.Server{
 		Handler:           handler,
