@@ -373,8 +373,9 @@ func loadSKURange(ctx context.Context, db *sql.DB, seed int64, lo, hi int) error
 // 10.11 took twice the CPU of the ordinary path for this table.
 var loadSession = []string{"SET SESSION foreign_key_checks = 0"}
 
-// Reset empties what a run wrote (workloads/<w>/reset.sql); a workload
-// without reset.sql (sku is read-only) is untouched.
+// Reset empties what a run wrote (workloads/<w>/reset.sql) and, on
+// PostgreSQL, checkpoints so every level starts from the same state; a
+// workload without reset.sql (sku is read-only) is untouched.
 func Reset(ctx context.Context, workload string, s Servers) error {
 	stmts, err := readSQL(workload, "reset.sql")
 	if err != nil || stmts == nil {
@@ -388,7 +389,17 @@ func Reset(ctx context.Context, workload string, s Servers) error {
 		return err
 	}
 	defer c.close()
-	return execFile(ctx, c, workload, "reset.sql", stmts)
+	if err := execFile(ctx, c, workload, "reset.sql", stmts); err != nil {
+		return err
+	}
+	if _, isPG := c.(pgConn); isPG {
+		// Write out the last level's dirty pages now, so that no checkpoint
+		// it caused lands in the middle of the next level.
+		if err := c.exec(ctx, "CHECKPOINT"); err != nil {
+			return fmt.Errorf("workload %s: CHECKPOINT after reset: %w", workload, err)
+		}
+	}
+	return nil
 }
 
 // Audit checks the workload's invariants in the database directly with the
