@@ -42,9 +42,9 @@ func mariadbBins() (server, install string, err error) {
 // myConfig is the go-sql-driver configuration for the showdown user.
 func myConfig(port int) *mysql.Config {
 	c := mysql.NewConfig()
-	c.User, c.Passwd = pgUser, pgPassword
+	c.User, c.Passwd = dbUser, dbPassword
 	c.Net, c.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(port)
-	c.DBName = pgDatabase
+	c.DBName = dbName
 	c.AllowNativePasswords = true
 	c.InterpolateParams = true
 	return c
@@ -83,7 +83,7 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 			"CREATE USER '%[2]s'@'127.0.0.1' IDENTIFIED BY '%[3]s';\n"+
 			"CREATE USER '%[2]s'@'localhost' IDENTIFIED BY '%[3]s';\n"+
 			"GRANT ALL ON %[1]s.* TO '%[2]s'@'127.0.0.1';\n"+
-			"GRANT ALL ON %[1]s.* TO '%[2]s'@'localhost';\n", pgDatabase, pgUser, pgPassword))
+			"GRANT ALL ON %[1]s.* TO '%[2]s'@'localhost';\n", dbName, dbUser, dbPassword))
 	if err != nil {
 		return nil, err
 	}
@@ -144,13 +144,13 @@ func openMySQL(port int) (*sql.DB, error) {
 
 // URL is the server's connection URL, "mysql://showdown:showdown@127.0.0.1:PORT/showdown".
 func (m *MariaDB) URL() string {
-	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", pgUser, pgPassword, m.s.getPort(), pgDatabase)
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", dbUser, dbPassword, m.s.getPort(), dbName)
 }
 
 // DSN is the same address in go-sql-driver/mysql's form,
 // "showdown:showdown@tcp(127.0.0.1:PORT)/showdown".
 func (m *MariaDB) DSN() string {
-	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", pgUser, pgPassword, m.s.getPort(), pgDatabase)
+	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", dbUser, dbPassword, m.s.getPort(), dbName)
 }
 
 // Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.

@@ -19,11 +19,11 @@ type Postgres struct {
 	s *server
 }
 
-// pgUser, pgPassword and pgDatabase are the credentials every URL carries.
+// dbUser, dbPassword and dbName are the credentials and database every URL carries, on both servers.
 const (
-	pgUser     = "showdown"
-	pgPassword = "showdown"
-	pgDatabase = "showdown"
+	dbUser     = "showdown"
+	dbPassword = "showdown"
+	dbName     = "showdown"
 )
 
 // pgLibGlob is where Debian installs PostgreSQL's server binaries.
@@ -99,12 +99,12 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	if err := s.makeDir("showdown-pg-"); err != nil {
 		return nil, err
 	}
-	pw, err := s.writeFile("pwfile", pgPassword+"\n")
+	pw, err := s.writeFile("pwfile", dbPassword+"\n")
 	if err != nil {
 		return nil, err
 	}
 	data := filepath.Join(s.dir, "data")
-	if err := s.run(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", pgUser, "--pwfile="+pw,
+	if err := s.run(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", dbUser, "--pwfile="+pw,
 		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C",
 		"--no-sync", "--no-instructions"); err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL: connect: %w", err)
 	}
-	_, err = c.Exec(ctx, "CREATE DATABASE "+pgDatabase)
+	_, err = c.Exec(ctx, "CREATE DATABASE "+dbName)
 	c.Close(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL: create database: %w", err)
@@ -148,11 +148,11 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 }
 
 func pgURL(port int, database string) string {
-	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", pgUser, pgPassword, port, database)
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", dbUser, dbPassword, port, database)
 }
 
 // URL is the server's connection URL, "postgres://showdown:showdown@127.0.0.1:PORT/showdown?sslmode=disable".
-func (p *Postgres) URL() string { return pgURL(p.s.getPort(), pgDatabase) }
+func (p *Postgres) URL() string { return pgURL(p.s.getPort(), dbName) }
 
 // Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.
 func (p *Postgres) Port() int { return p.s.getPort() }
