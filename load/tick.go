@@ -56,6 +56,7 @@ type tickEngine struct {
 	rbuf    []byte
 	oob     []byte
 	timeout time.Duration
+	head    bool // HEAD requests: responses have no body
 	// ep is the engine's own epoll instance (not the runtime's): it is
 	// asked, without blocking, which sockets have news at each tick, so a
 	// tick costs one epoll_wait however many requests are in flight.
@@ -96,6 +97,7 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 	var req Request
 	targetUser{t}.Request(0, 0, &req)
 	e.wreq = appendRequest(nil, &req, host, path)
+	e.head = req.Method == "HEAD"
 	return e
 }
 
@@ -363,7 +365,7 @@ func (e *tickEngine) read(c *tconn, now time.Time) {
 		if n == 0 {
 			// The server closed: a response without a length ends here.
 			if len(c.buf) > 0 {
-				if m, status, _, ok, _ := parseBuffered(c.buf, true); ok {
+				if m, status, _, ok, _ := parseBuffered(c.buf, true, e.head); ok {
 					e.complete(c, now, m, status, true)
 					return
 				}
@@ -372,7 +374,7 @@ func (e *tickEngine) read(c *tconn, now time.Time) {
 			return
 		}
 		c.buf = append(c.buf, e.rbuf[:n]...)
-		m, status, closeAfter, ok, perr := parseBuffered(c.buf, false)
+		m, status, closeAfter, ok, perr := parseBuffered(c.buf, false, e.head)
 		if perr != nil {
 			e.finish(c, now, len(c.buf), 0, ReasonMalformed, true)
 			return
@@ -467,10 +469,11 @@ func kernelTime(oob []byte) (time.Time, bool) {
 }
 
 // parseBuffered checks whether b starts with a complete response. atEOF
-// means the server closed, which completes a response without a length.
+// means the server closed, which completes a response without a length;
+// head means the request was HEAD, whose response has no body.
 // It returns the response's length, status and whether the server will
 // close the connection.
-func parseBuffered(b []byte, atEOF bool) (n, status int, closeAfter, ok bool, err error) {
+func parseBuffered(b []byte, atEOF, head bool) (n, status int, closeAfter, ok bool, err error) {
 	end := bytes.Index(b, []byte("\r\n\r\n"))
 	if end < 0 {
 		if len(b) > 64<<10 {
@@ -478,9 +481,9 @@ func parseBuffered(b []byte, atEOF bool) (n, status int, closeAfter, ok bool, er
 		}
 		return 0, 0, false, false, nil
 	}
-	head := b[:end+2]
+	hdr := b[:end+2]
 	body := end + 4
-	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	line, rest, _ := bytes.Cut(hdr, []byte("\r\n"))
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
 		return 0, 0, false, false, errMalformed
 	}
@@ -516,7 +519,7 @@ func parseBuffered(b []byte, atEOF bool) (n, status int, closeAfter, ok bool, er
 		}
 	}
 	switch {
-	case status == 204 || status == 304 || status/100 == 1:
+	case head || status == 204 || status == 304 || status/100 == 1:
 		return body, status, closeAfter, true, nil
 	case chunked:
 		i := body

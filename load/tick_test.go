@@ -35,11 +35,19 @@ func TestParseBuffered(t *testing.T) {
 		{"SMTP ready\r\n\r\n", false, 0, 0, false, false, true},                                                 // not HTTP
 	}
 	for _, tt := range tests {
-		n, status, closeAfter, complete, err := parseBuffered([]byte(tt.in), tt.atEOF)
+		n, status, closeAfter, complete, err := parseBuffered([]byte(tt.in), tt.atEOF, false)
 		if (err != nil) != tt.bad || n != tt.n || status != tt.status || closeAfter != tt.close || complete != tt.complete {
 			t.Errorf("parseBuffered(%q, %v) = %d, %d, close %v, complete %v, %v; want %d, %d, %v, %v, bad %v",
 				tt.in, tt.atEOF, n, status, closeAfter, complete, err, tt.n, tt.status, tt.close, tt.complete, tt.bad)
 		}
+	}
+}
+
+func TestParseBufferedHead(t *testing.T) {
+	// A HEAD response announces a length but carries no body.
+	in := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+	if n, status, _, ok, err := parseBuffered([]byte(in), false, true); n != len(in) || status != 200 || !ok || err != nil {
+		t.Errorf("HEAD: %d, %d, complete %v, %v; want %d, 200, complete", n, status, ok, err, len(in))
 	}
 }
 
