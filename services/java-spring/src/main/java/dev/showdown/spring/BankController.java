@@ -1,7 +1,7 @@
 package dev.showdown.spring;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
-import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -69,8 +69,8 @@ public class BankController {
      * rows in id order (no deadlock whatever the pairs), check, move and record, commit.
      */
     @PostMapping("/transaction")
-    public Transfer transfer(InputStream body) throws IOException {
-        JsonNode req = json.object(body);
+    public Transfer transfer(HttpServletRequest request) throws IOException {
+        JsonNode req = json.object(request);
         long from = JsonBody.integer(req, "from_client_id", 1, JsonBody.MAX_ID);
         long to = JsonBody.integer(req, "to_client_id", 1, JsonBody.MAX_ID);
         long amount = JsonBody.integer(req, "amount", 1, MAX_AMOUNT);

@@ -1,5 +1,6 @@
 package dev.showdown.spring;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import org.springframework.stereotype.Component;
@@ -32,9 +33,17 @@ public class JsonBody {
         this.reader = mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 
-    /** object reads in (at most MAX_BYTES) as a JSON object, else throws a 400 or 413 ApiException. */
-    public JsonNode object(InputStream in) throws IOException {
-        byte[] body = in.readNBytes(MAX_BYTES + 1);
+    /**
+     * object reads the request's body (at most MAX_BYTES) as a JSON object, else throws a 400 or 413
+     * ApiException. A declared Content-Length is read in one exact buffer; a chunked body in chunks.
+     */
+    public JsonNode object(HttpServletRequest request) throws IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > MAX_BYTES) {
+            throw new ApiException(413, "request body over 1 MiB");
+        }
+        InputStream in = request.getInputStream();
+        byte[] body = declared >= 0 ? in.readNBytes((int) declared) : in.readNBytes(MAX_BYTES + 1);
         if (body.length > MAX_BYTES) {
             throw new ApiException(413, "request body over 1 MiB");
         }

@@ -1,7 +1,7 @@
 package dev.showdown.spring;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Locale;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -25,15 +25,15 @@ public class StringController {
 
     /** uppercase answers Unicode's full, locale-independent upper case of s. */
     @PostMapping("/uppercase")
-    public Value<String> uppercase(InputStream body) throws IOException {
-        String s = JsonBody.string(json.object(body), "s", MAX_CODE_POINTS);
+    public Value<String> uppercase(HttpServletRequest request) throws IOException {
+        String s = JsonBody.string(json.object(request), "s", MAX_CODE_POINTS);
         return new Value<>(s.toUpperCase(Locale.ROOT));
     }
 
     /** count answers the number of Unicode code points of s. */
     @PostMapping("/count")
-    public Value<Integer> count(InputStream body) throws IOException {
-        String s = JsonBody.string(json.object(body), "s", MAX_CODE_POINTS);
+    public Value<Integer> count(HttpServletRequest request) throws IOException {
+        String s = JsonBody.string(json.object(request), "s", MAX_CODE_POINTS);
         return new Value<>(s.codePointCount(0, s.length()));
     }
 }

@@ -1,7 +1,7 @@
 package dev.showdown.spring;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -43,8 +43,8 @@ public class UsersController {
 
     /** create stores a user and answers 201 with its Location. */
     @PostMapping("/user")
-    public ResponseEntity<Created> create(InputStream body) throws IOException {
-        JsonNode req = json.object(body);
+    public ResponseEntity<Created> create(HttpServletRequest request) throws IOException {
+        JsonNode req = json.object(request);
         String email = JsonBody.string(req, "email", MAX_LENGTH);
         String password = JsonBody.string(req, "password", MAX_LENGTH);
         if (email.indexOf('@') < 0) {
