@@ -159,7 +159,7 @@ func BetweenSides(res *Results, a, b Selector) (*Side, *Side, error) {
 				return "", false
 			}
 			if single {
-				return "", true
+				return a.String() + " → " + b.String(), true
 			}
 			return svc, true
 		}
@@ -236,10 +236,6 @@ func WriteComparison(w io.Writer, base, other *Side, deltas []Delta) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "workload\timplementation\tlevel\tbase\tnew\tchange\ttest\t\n")
 		for _, d := range ds {
-			name := d.Name
-			if name == "" {
-				name = "(selected)"
-			}
 			change, test := "~", ""
 			if d.Significant {
 				change = fmtChange(d.Change)
@@ -253,7 +249,7 @@ func WriteComparison(w io.Writer, base, other *Side, deltas []Delta) {
 					change = "~"
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", d.Workload, name, d.Level, fmtValue(m, d.Base), fmtValue(m, d.Other), change, test)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", d.Workload, d.Name, d.Level, fmtValue(m, d.Base), fmtValue(m, d.Other), change, test)
 		}
 		tw.Flush()
 	}

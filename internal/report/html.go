@@ -354,7 +354,7 @@ func timeSeriesChart(id string, res *Results, s *Summary, c *Cell, color string,
 		}
 		return "", strings.TrimSpace(note + " " + msg)
 	}
-	ser := downsample(d.Series, maxPoints)
+	ser := downsample(dropStragglers(d.Series), maxPoints)
 	t := ser.Col("second")
 	col := func(name string, scale float64) []float64 {
 		v := ser.Col(name)
@@ -561,4 +561,19 @@ func htmlCellText(c *Cell, col tableColumn) template.HTML {
 		s += "<br><small>" + template.HTMLEscapeString(lo+"–"+hi) + "</small>"
 	}
 	return template.HTML(s)
+}
+
+// dropStragglers leaves out a last interval shorter than half a second:
+// the few requests that completed after the end, whose percentiles and
+// rate would be drawn as a spike.
+func dropStragglers(s *Series) *Series {
+	n := len(s.Rows)
+	req, tp := s.Col("requests"), s.Col("throughput")
+	if n < 3 || req == nil || tp == nil {
+		return s
+	}
+	if last := n - 1; tp[last] > 0 && req[last]/tp[last] < 0.5 {
+		return &Series{Columns: s.Columns, Rows: s.Rows[:last]}
+	}
+	return s
 }
