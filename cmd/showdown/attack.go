@@ -248,6 +248,12 @@ func attack(st *state, p *attackPlan) error {
 		}
 	}
 	opts := append([]load.Option{load.WithOptionsRecord(p.record)}, p.opts...)
+	// SHOWDOWN_ENGINE=goroutine runs plain URL attacks in the open model
+	// on the goroutine engine instead of the tick engine (load/README.md),
+	// to compare them or to rule the tick engine out.
+	if st.getenv != nil && st.getenv("SHOWDOWN_ENGINE") == "goroutine" {
+		opts = append(opts, load.WithoutTickEngine())
+	}
 	live := st.stderrTTY
 	if live {
 		opts = append(opts, load.OnProgress(func(pr load.Progress) { showProgress(st.stderr, pr) }))

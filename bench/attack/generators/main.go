@@ -106,7 +106,7 @@ func main() {
 			o := runTool("showdown", []string{*showdown, "attack", "--users", f, "--ramp-up", "2s", "--think-time", "1s",
 				"--duration", duration.String(), "--out", dir, url}, nil)
 			o = fromSummary(o, dir)
-			fmt.Printf("%-9s %6d users: max RSS %6.1f MB, %d requests, CPU %.2fs", "showdown", n, o.rssMB, o.requests, o.cpu.Seconds())
+			fmt.Printf("%-18s %6d users: max RSS %6.1f MB, %d requests, CPU %.2fs", "showdown", n, o.rssMB, o.requests, o.cpu.Seconds())
 			if o.err != nil {
 				fmt.Printf("  ERROR %v", o.err)
 			}
@@ -119,10 +119,10 @@ func toolList() []string { return strings.Split(*tools, ",") }
 
 func report(t string, o outcome) {
 	if o.err != nil {
-		fmt.Printf("%-9s ERROR %v\n", t, o.err)
+		fmt.Printf("%-18s ERROR %v\n", t, o.err)
 		return
 	}
-	fmt.Printf("%-9s %9.0f req/s  %9d requests  CPU %6.2fs  %6.1f µs/request  max RSS %6.1f MB  %s\n",
+	fmt.Printf("%-18s %9.0f req/s  %9d requests  CPU %6.2fs  %6.1f µs/request  max RSS %6.1f MB  %s\n",
 		t, o.rps, o.requests, o.cpu.Seconds(), o.cpuPerReq(), o.rssMB, o.late)
 }
 
@@ -143,7 +143,7 @@ func ratios(res map[string]outcome, order []string, base string, val func(outcom
 func available(t string) (string, bool) {
 	path := ""
 	switch t {
-	case "showdown":
+	case "showdown", "showdown-goroutine":
 		path = *showdown
 	case "k6":
 		path = *k6
@@ -159,7 +159,7 @@ func available(t string) (string, bool) {
 		}
 	}
 	if path == "" {
-		fmt.Printf("%-9s skipped: not installed (apt-get install %s, or go install go.k6.io/k6@latest for k6)\n", t, t)
+		fmt.Printf("%-18s skipped: not installed (apt-get install %s, or go install go.k6.io/k6@latest for k6)\n", t, t)
 		return "", false
 	}
 	return path, true
@@ -172,6 +172,8 @@ func throughput(t, url string) (outcome, bool) {
 	}
 	d, c := duration.String(), strconv.Itoa(*conns)
 	switch t {
+	case "showdown-goroutine":
+		return outcome{}, false // the closed model has one engine
 	case "showdown":
 		dir := filepath.Join(workdir, "tp")
 		o := runTool(t, []string{path, "attack", "--users", c, "--duration", d, "--out", dir, url}, nil)
@@ -184,7 +186,7 @@ func throughput(t, url string) (outcome, bool) {
 		script := k6Script(fmt.Sprintf(`{executor: 'constant-vus', vus: %d, duration: '%s'}`, *conns, d), url)
 		return runTool(t, []string{path, "run", "-q", script}, parseK6), true
 	}
-	fmt.Printf("%-9s skipped: unknown tool\n", t)
+	fmt.Printf("%-18s skipped: unknown tool\n", t)
 	return outcome{}, false
 }
 
@@ -195,12 +197,16 @@ func openCPU(t, url string) (outcome, bool) {
 	}
 	d, r := duration.String(), strconv.Itoa(*rate)
 	switch t {
-	case "showdown":
-		dir := filepath.Join(workdir, "cpu")
-		o := runTool(t, []string{path, "attack", "--rate", r, "--duration", d, "--out", dir, url}, nil)
+	case "showdown", "showdown-goroutine":
+		dir := filepath.Join(workdir, "cpu-"+t)
+		var env []string
+		if t == "showdown-goroutine" {
+			env = []string{"SHOWDOWN_ENGINE=goroutine"}
+		}
+		o := runToolEnv(t, []string{path, "attack", "--rate", r, "--duration", d, "--out", dir, url}, nil, env)
 		return fromSummary(o, dir), true
 	case "wrk":
-		fmt.Printf("%-9s skipped: wrk has no fixed-rate mode (wrk2 does; not packaged in Debian)\n", t)
+		fmt.Printf("%-18s skipped: wrk has no fixed-rate mode (wrk2 does; not packaged in Debian)\n", t)
 		return outcome{}, false
 	case "hey":
 		// hey's -q is per worker: 50 workers x rate/50.
@@ -224,7 +230,15 @@ export default function () { http.get('%s'); }
 
 // runTool runs argv pinned to the generator CPU and measures it.
 func runTool(name string, argv []string, parse func(string, *outcome)) outcome {
+	return runToolEnv(name, argv, parse, nil)
+}
+
+// runToolEnv is runTool with extra environment variables.
+func runToolEnv(name string, argv []string, parse func(string, *outcome), env []string) outcome {
 	cmd := exec.Command("taskset", append([]string{"-c", *genCPU}, argv...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	out, err := cmd.CombinedOutput()
 	var o outcome
 	if cmd.ProcessState != nil {
