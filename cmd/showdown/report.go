@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/showdownlab/showdown/internal/report"
 )
@@ -21,6 +22,8 @@ func runReport(st *state, args []string) error {
 	fs := newFlagSet(st, "report", "[flags] RESULTS\n\nRESULTS is a 'showdown run' results folder, a 'showdown attack --out' folder,\na JMeter results file in CSV form (.jtl) or a k6 JSON output (k6 run --out json=FILE).\nWithout --format, writes report.html and summary.md next to the results and prints their paths.")
 	format := fs.String("format", "", "write only this `format`: html, md, json or csv (to --out, or standard output)")
 	out := fs.String("out", "", "write to `file` instead (with --format; \"-\" is standard output)")
+	p99 := fs.Duration("acceptable-p99", report.DefaultAcceptableP99Ms*time.Millisecond, "the headline's acceptable latency: the best throughput with a median p99 at most `d`")
+	errPct := fs.Float64("acceptable-errors", report.DefaultAcceptableErrorPercent, "... and at most this `percent` of errors")
 	args, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -33,6 +36,10 @@ func runReport(st *state, args []string) error {
 	default:
 		return usageError{err: fmt.Errorf("--format %q: want html, md, json or csv", *format)}
 	}
+	if *p99 <= 0 || *errPct < 0 || *errPct > 100 {
+		return usageError{err: fmt.Errorf("--acceptable-p99 must be positive and --acceptable-errors within 0-100"), hint: "--acceptable-p99 250ms --acceptable-errors 0.1"}
+	}
+	opts := []report.Option{report.WithAcceptable(float64(*p99)/1e6, *errPct)}
 	if *out != "" && *format == "" {
 		return usageError{err: fmt.Errorf("--out needs --format"), hint: "showdown report --format html --out report.html RESULTS"}
 	}
@@ -41,7 +48,7 @@ func runReport(st *state, args []string) error {
 		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 			dir = filepath.Dir(dir)
 		}
-		paths, err := report.WriteFiles(dir, args[0])
+		paths, err := report.WriteFiles(dir, args[0], opts...)
 		for _, p := range paths {
 			fmt.Fprintln(st.stdout, p)
 		}
@@ -52,10 +59,10 @@ func runReport(st *state, args []string) error {
 		return err
 	}
 	if *out == "" || *out == "-" {
-		return report.WriteFormat(st.stdout, res, *format)
+		return report.WriteFormat(st.stdout, res, *format, opts...)
 	}
 	var b bytes.Buffer
-	if err := report.WriteFormat(&b, res, *format); err != nil {
+	if err := report.WriteFormat(&b, res, *format, opts...); err != nil {
 		return err
 	}
 	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {

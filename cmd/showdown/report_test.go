@@ -50,6 +50,11 @@ func TestReportCommand(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil || len(v.Workloads) != 2 || !strings.Contains(v.Workloads[0].Headline, "go-stdlib") {
 		t.Errorf("json: %v, %+v", err, v)
 	}
+	// a stricter headline: nobody keeps p99 under 1 µs
+	st, out, errb = testState(context.Background())
+	if c := run(st, []string{"report", "--format", "md", "--acceptable-p99", "1us", dir}); c != exitOK || !strings.Contains(out.String(), "no implementation kept p99 ≤ 0.00ms") {
+		t.Errorf("exit %d, stderr %s; summary:\n%s", c, errb, out)
+	}
 	// --format csv --out FILE
 	csvPath := filepath.Join(t.TempDir(), "r.csv")
 	st, _, errb = testState(context.Background())
@@ -74,6 +79,8 @@ func TestReportCommandErrors(t *testing.T) {
 		{"bad format", []string{"report", "--format", "pdf", "x"}, exitUsage, "want html, md, json or csv"},
 		// --out alone
 		{"out without format", []string{"report", "--out", "x.html", "x"}, exitUsage, "--out needs --format"},
+		// a negative latency
+		{"bad threshold", []string{"report", "--acceptable-p99", "-1s", "x"}, exitUsage, "must be positive"},
 		// a folder that does not exist
 		{"missing folder", []string{"report", "/nonexistent/results"}, exitFailure, "no such file"},
 	} {

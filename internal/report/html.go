@@ -24,6 +24,30 @@ type Option func(*options)
 
 type options struct {
 	seriesPoints int
+	p99Ms        float64
+	errorPercent float64
+}
+
+func newOptions(opts []Option) options {
+	o := options{seriesPoints: DefaultSeriesPoints, p99Ms: DefaultAcceptableP99Ms, errorPercent: DefaultAcceptableErrorPercent}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// WithAcceptable sets what the headline calls acceptable: a median p99 at
+// or under p99Ms and an error rate at or under errorPercent
+// (DefaultAcceptableP99Ms, DefaultAcceptableErrorPercent).
+func WithAcceptable(p99Ms, errorPercent float64) Option {
+	return func(o *options) {
+		if p99Ms > 0 {
+			o.p99Ms = p99Ms
+		}
+		if errorPercent >= 0 {
+			o.errorPercent = errorPercent
+		}
+	}
 }
 
 // WithSeriesPoints caps the points of a time series (DefaultSeriesPoints).
@@ -97,11 +121,8 @@ type htmlCell struct {
 
 // WriteHTML writes the self-contained HTML report of res.
 func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
-	o := options{seriesPoints: DefaultSeriesPoints}
-	for _, f := range opts {
-		f(&o)
-	}
-	s := Summarize(res)
+	o := newOptions(opts)
+	s := Summarize(res, opts...)
 	colors := map[string]string{}
 	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns}
 	for i, im := range s.Implementations {

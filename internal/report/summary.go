@@ -144,7 +144,8 @@ type Failure struct {
 }
 
 // Summarize computes the summary of loaded results.
-func Summarize(res *Results) *Summary {
+func Summarize(res *Results, opts ...Option) *Summary {
+	o := newOptions(opts)
 	r := res.Run
 	p := r.Plan
 	s := &Summary{Name: p.Name, Description: p.Description, Kind: res.Kind, Model: p.Load.Model, Trials: p.Trials,
@@ -211,7 +212,7 @@ func Summarize(res *Results) *Summary {
 				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, fmtCount(v.Min), fmtCount(v.Max)))
 			}
 		}
-		wl.Best, wl.Headline = headline(wl, s.LevelUnit)
+		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
 	}
 	return s
 }
@@ -241,7 +242,7 @@ func levelUnit(model string) string {
 
 // headline finds the cell with the most throughput at acceptable latency,
 // and says so with the runner-up at its own best level.
-func headline(wl *Workload, unit string) (*Cell, string) {
+func headline(wl *Workload, unit string, o options) (*Cell, string) {
 	best := map[string]*Cell{}
 	var order []string
 	measured := false
@@ -250,7 +251,7 @@ func headline(wl *Workload, unit string) (*Cell, string) {
 			continue
 		}
 		measured = true
-		if c.Get("p99_ms") > DefaultAcceptableP99Ms || c.Get("error_percent") > DefaultAcceptableErrorPercent {
+		if c.Get("p99_ms") > o.p99Ms || c.Get("error_percent") > o.errorPercent {
 			continue
 		}
 		b, ok := best[c.Implementation]
@@ -271,8 +272,8 @@ func headline(wl *Workload, unit string) (*Cell, string) {
 				top = c
 			}
 		}
-		return nil, fmt.Sprintf("no implementation kept p99 ≤ %d ms with ≤ %d%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
-			DefaultAcceptableP99Ms, DefaultAcceptableErrorPercent, top.Implementation, fmtCount(top.Get("throughput")), top.Level, unit, fmtMs(top.Get("p99_ms")), top.Get("error_percent"))
+		return nil, fmt.Sprintf("no implementation kept p99 ≤ %s with ≤ %s%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
+			fmtMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, fmtCount(top.Get("throughput")), top.Level, unit, fmtMs(top.Get("p99_ms")), top.Get("error_percent"))
 	}
 	sort.SliceStable(order, func(i, j int) bool { return best[order[i]].Get("throughput") > best[order[j]].Get("throughput") })
 	w := best[order[0]]

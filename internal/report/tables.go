@@ -26,11 +26,11 @@ func WriteFormat(w io.Writer, res *Results, format string, opts ...Option) error
 	case FormatHTML:
 		return WriteHTML(w, res, opts...)
 	case FormatMarkdown:
-		return WriteMarkdown(w, res)
+		return WriteMarkdown(w, res, opts...)
 	case FormatJSON:
-		return WriteJSON(w, res)
+		return WriteJSON(w, res, opts...)
 	case FormatCSV:
-		return WriteCSV(w, res)
+		return WriteCSV(w, res, opts...)
 	}
 	return fmt.Errorf("unknown format %q (html, md, json or csv)", format)
 }
@@ -65,16 +65,16 @@ func WriteFiles(dir, path string, opts ...Option) ([]string, error) {
 }
 
 // WriteJSON writes the summary of res as indented JSON.
-func WriteJSON(w io.Writer, res *Results) error {
+func WriteJSON(w io.Writer, res *Results, opts ...Option) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(Summarize(res))
+	return enc.Encode(Summarize(res, opts...))
 }
 
 // WriteCSV writes one row per implementation x workload x level x trial,
 // with every metric as a column, for spreadsheets.
-func WriteCSV(w io.Writer, res *Results) error {
-	s := Summarize(res)
+func WriteCSV(w io.Writer, res *Results, opts ...Option) error {
+	s := Summarize(res, opts...)
 	cw := csv.NewWriter(w)
 	head := []string{"workload", "implementation", "level", "level_unit", "trial"}
 	for _, m := range Metrics {
@@ -163,8 +163,8 @@ func cellText(c *Cell, col tableColumn) string {
 // WriteMarkdown writes summary.md: per workload the headline, the
 // aggregate table (JMeter's columns plus resources, the median over trials
 // with the range for the main figures), then warnings and failures.
-func WriteMarkdown(w io.Writer, res *Results) error {
-	s := Summarize(res)
+func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
+	s := Summarize(res, opts...)
 	r := res.Run
 	fmt.Fprintf(w, "# showdown: %s\n\n", s.Name)
 	if s.Description != "" {
