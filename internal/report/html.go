@@ -439,6 +439,9 @@ func timeSeriesChart(id string, res *Results, s *Summary, c *Cell, color string,
 			if j == 0 || math.IsNaN(ser.Rows[i][j]) {
 				continue
 			}
+			if l, ok := columnLabels[name]; ok {
+				name = l
+			}
 			parts = append(parts, fmt.Sprintf("%s: %s", name, num(ser.Rows[i][j])))
 		}
 		ch.bandX = append(ch.bandX, t[i])
@@ -597,4 +600,13 @@ func dropStragglers(s *Series) *Series {
 		return &Series{Columns: s.Columns, Rows: s.Rows[:last]}
 	}
 	return s
+}
+
+// columnLabels name timeseries.csv's columns in hover texts.
+var columnLabels = map[string]string{
+	"requests": "requests", "errors": "errors", "throughput": "req/s",
+	"p50_ms": "p50 ms", "p90_ms": "p90 ms", "p99_ms": "p99 ms", "max_ms": "max ms", "active": "in flight",
+	"service_cpu_percent": "service CPU %", "service_rss_kb": "service RSS KiB", "service_threads": "threads",
+	"service_fds": "FDs", "service_ctx_switches": "context switches", "db_cpu_percent": "database CPU %",
+	"db_rss_kb": "database RSS KiB", "generator_cpu_percent": "generator CPU %",
 }
