@@ -277,6 +277,9 @@ func spectrumPoints(h *hdrhistogram.Histogram) (xs, ys []float64) {
 		xs = append(xs, inv)
 		ys = append(ys, float64(h.ValueAtQuantile(q))/1e6)
 	}
+	// The distribution ends at the maximum, one step further right.
+	xs = append(xs, xs[len(xs)-1]*math.Pow(10, 0.1))
+	ys = append(ys, float64(h.Max())/1e6)
 	return xs, ys
 }
 
@@ -320,6 +323,9 @@ func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[strin
 			tips := make([]string, len(xs))
 			for i := range xs {
 				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), fmtMs(ys[i]))
+				if i == len(xs)-1 {
+					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, fmtMs(ys[i]))
+				}
 			}
 			maxInv = math.Max(maxInv, xs[len(xs)-1])
 			p.lines = append(p.lines, series{name: c.Implementation, color: colors[c.Implementation], xs: xs, ys: ys, marks: true, tips: tips})
