@@ -32,7 +32,7 @@ var (
 	conns     = flag.Int("c", 50, "connections for the throughput test")
 	rate      = flag.Int("rate", 10000, "requests/s for the open-model CPU test")
 	only      = flag.String("only", "throughput,cpu,memory", "comma-separated `tests` to run")
-	tools     = flag.String("tools", "showdown,wrk,hey,k6", "comma-separated `tools` to compare")
+	tools     = flag.String("tools", "showdown,showdown-goroutine,wrk,hey,k6", "comma-separated `tools` to compare (showdown-goroutine: the open model on the goroutine engine)")
 	memUsers  = flag.String("mem-users", "1000,10000", "closed-model user counts for the memory test")
 	workdir   string
 )
