@@ -12,6 +12,7 @@ require (
 	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/klauspost/compress v1.17.11 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 replace github.com/showdownlab/showdown => ../../..
