@@ -58,6 +58,15 @@ public class RequestFilter extends OncePerRequestFilter {
                 write(response, 404, NOT_FOUND);
             } else if (request.getRequestURI().indexOf(';') >= 0) {
                 write(response, 400, MALFORMED_PATH);
+            } else if ("OPTIONS".equals(request.getMethod()) && routes.allow(request.getRequestURI()) != null) {
+                // No route serves OPTIONS: 405 with Allow and a JSON body, as for any other method
+                // and as the other stacks answer, rather than Spring's automatic empty 200.
+                String uri = request.getRequestURI();
+                String allow = routes.allow(uri);
+                request.setAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE, routes.match(uri));
+                response.setHeader("Allow", allow);
+                write(response, 405, ("{\"error\":\"method OPTIONS not allowed; allowed: " + allow + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
             } else {
                 chain.doFilter(request, response);
             }
