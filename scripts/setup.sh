@@ -10,6 +10,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have mariadbd || have mysqld || need_apt+=(mariadb-server)
 have wrk || need_apt+=(wrk)
 have hey || need_apt+=(hey)
+have chromium || need_apt+=(chromium)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_apt+=(postgresql)
 
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/service"
 )
 
@@ -70,12 +71,20 @@ func runRun(st *state, args []string) error {
 		Command:    "showdown run " + strings.Join(args, " "),
 	}
 	dir, rec, err := rn.Run(st.ctx, plan)
-	if rec != nil {
-		fmt.Fprintln(st.stdout)
-		lab.WriteTables(st.stdout, rec)
-	}
 	if dir != "" {
+		// The report's summary.md (headlines, only measured columns)
+		// replaces the runner's plain one, and is what the terminal shows.
+		paths, rerr := report.WriteFiles(dir, dir)
+		if rerr != nil {
+			fmt.Fprintf(st.stderr, "showdown: report: %v\n", rerr)
+		}
+		if md, err := os.ReadFile(filepath.Join(dir, lab.SummaryFile)); err == nil {
+			fmt.Fprintf(st.stdout, "\n%s", md)
+		}
 		fmt.Fprintf(st.stdout, "\nresults: %s\n", dir)
+		for _, p := range paths {
+			fmt.Fprintf(st.stdout, "report:  %s\n", p)
+		}
 	}
 	if st.ctx.Err() != nil {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted; what was measured is in the results folder")}
