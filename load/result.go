@@ -172,7 +172,9 @@ func DecodeHistogram(payload string) (*hdrhistogram.Histogram, error) {
 // per-second intervals and total histograms. WriteDir stores it, ReadDir
 // reads it back, Merge combines shards.
 type Result struct {
-	Summary   Summary
+	// Summary is what summary.json holds.
+	Summary Summary
+	// Intervals are the seconds of measurement, in order.
 	Intervals []Interval
 	// latency and service are the total histograms per tag.
 	latency, service map[string]*hdrhistogram.Histogram
