@@ -42,8 +42,15 @@ public class JsonBody {
         if (declared > MAX_BYTES) {
             throw new ApiException(413, "request body over 1 MiB");
         }
-        InputStream in = request.getInputStream();
-        byte[] body = declared >= 0 ? in.readNBytes((int) declared) : in.readNBytes(MAX_BYTES + 1);
+        byte[] body;
+        try {
+            InputStream in = request.getInputStream();
+            body = declared >= 0 ? in.readNBytes((int) declared) : in.readNBytes(MAX_BYTES + 1);
+        } catch (IOException e) {
+            // The client closed before sending its whole body, or sent broken chunked encoding
+            // (Tomcat's ClientAbortException, BadRequestException): its fault, not a bug here.
+            throw ApiException.badRequest("request body could not be read");
+        }
         if (body.length > MAX_BYTES) {
             throw new ApiException(413, "request body over 1 MiB");
         }
