@@ -276,8 +276,8 @@ func TestSKU(t *testing.T) {
 	if !strings.HasPrefix(first, fmt.Sprint(testRows)+":") {
 		t.Errorf("checksum %s: want %d rows", first, testRows)
 	}
-	if len(p.KnownSKUs) != DefaultKnownSKUs {
-		t.Errorf("%d known sku_ids, want %d", len(p.KnownSKUs), DefaultKnownSKUs)
+	if want := KnownSKUIDs(42, testRows, DefaultKnownSKUs); !reflect.DeepEqual(p.KnownSKUs, want) || len(want) != DefaultKnownSKUs {
+		t.Errorf("KnownSKUs = %v, want %d: %v", p.KnownSKUs, DefaultKnownSKUs, want)
 	}
 	q, err := workloads.Queries("sku", "queries.sql")
 	if err != nil {
@@ -335,25 +335,6 @@ func TestSKU(t *testing.T) {
 	}
 	if got := skuChecksum(t, s); got == first {
 		t.Errorf("seed 43 gave the same table as seed 42")
-	}
-}
-
-// TestSKUParallelLoad loads enough rows to use every stream.
-func TestSKUParallelLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads 100,000 rows")
-	}
-	s := servers(t)
-	const n = 100_000
-	p, err := Prepare(context.Background(), "sku", s, PrepareOptions{SKURows: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := skuChecksum(t, s); !strings.HasPrefix(got, fmt.Sprint(n)+":") {
-		t.Errorf("checksum %s, want %d rows", got, n)
-	}
-	if want := KnownSKUIDs(DefaultSeed, n, DefaultKnownSKUs); !reflect.DeepEqual(p.KnownSKUs, want) {
-		t.Errorf("KnownSKUs = %v, want %v", p.KnownSKUs, want)
 	}
 }
 

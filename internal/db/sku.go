@@ -192,15 +192,10 @@ func parseRow(line string) SKURow {
 // lines (columns id, mem_id, mem_code, sku_id, sku_code, item, sku_name,
 // sku_abbr), the form Prepare bulk-loads.
 func WriteSKURows(w io.Writer, seed int64, n int) error {
-	return writeSKURange(w, seed, 0, n)
-}
-
-// writeSKURange writes rows lo..hi-1 as WriteSKURows does.
-func writeSKURange(w io.Writer, seed int64, lo, hi int) error {
 	g := newSKUGen(seed)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	buf := make([]byte, 0, 256)
-	for i := lo; i < hi; i++ {
+	for i := 0; i < n; i++ {
 		buf = g.appendRow(buf[:0], i)
 		if _, err := bw.Write(buf); err != nil {
 			return err
