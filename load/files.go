@@ -153,8 +153,11 @@ func ReadTimeseries(dir string) ([]Interval, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(rows) == 0 || strings.Join(rows[0], ",") != strings.Join(TimeseriesHeader, ",") {
-		return nil, fmt.Errorf("%s: header is not %s", path, strings.Join(TimeseriesHeader, ","))
+	// Other tools may append columns (the lab adds the service's
+	// resources); the engine's own come first.
+	if len(rows) == 0 || len(rows[0]) < len(TimeseriesHeader) ||
+		strings.Join(rows[0][:len(TimeseriesHeader)], ",") != strings.Join(TimeseriesHeader, ",") {
+		return nil, fmt.Errorf("%s: header does not start with %s", path, strings.Join(TimeseriesHeader, ","))
 	}
 	var ivs []Interval
 	for i, row := range rows[1:] {

@@ -429,7 +429,7 @@ func (r *run) serviceRun(ctx context.Context, im Implementation, w Workload, tri
 	}
 	// A quick contract check: one iteration of the scenario, which asserts
 	// every response. The full suite is `showdown verify`.
-	res, err := r.attacker(nil).Attack(ctx, sc, load.ClosedModel{Users: 1, Iterations: 1})
+	res, err := r.attacker(nil).Attack(ctx, load.StatusChecked(sc), load.ClosedModel{Users: 1, Iterations: 1})
 	if err != nil {
 		return fail("contract check: %v", err)
 	}
@@ -438,7 +438,7 @@ func (r *run) serviceRun(ctx context.Context, im Implementation, w Workload, tri
 	}
 	if wu := time.Duration(p.Load.Warmup); wu > 0 && ctx.Err() == nil {
 		r.progress.phase("warm-up", wu)
-		if _, err := r.attacker(r.progress.onProgress).Attack(ctx, sc, r.model(p.Load.Levels[0], wu)); err != nil {
+		if _, err := r.attacker(r.progress.onProgress).Attack(ctx, load.StatusChecked(sc), r.model(p.Load.Levels[0], wu)); err != nil {
 			return fail("warm-up: %v", err)
 		}
 	}
@@ -571,7 +571,7 @@ func (r *run) level(ctx context.Context, inst *service.Instance, sc *scenario.Sc
 
 	d := time.Duration(r.plan.Load.Duration)
 	r.progress.level(lr.Level, d)
-	res, err := r.attacker(r.progress.onProgress).Attack(ctx, sc, r.model(lr.Level, d))
+	res, err := r.attacker(r.progress.onProgress).Attack(ctx, load.StatusChecked(sc), r.model(lr.Level, d))
 	stopSampling()
 	svcS, dbS, genS := svc.wait(), dbs.wait(), gen.wait()
 	defer r.progress.result(lr)
