@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +83,6 @@ func (rn *Runner) Run(ctx context.Context, p *Plan) (string, *Run, error) {
 			r.rec.Interrupted = true
 		}
 		_ = WriteRun(dir, r.rec)
-		_ = WriteSummary(dir, r.rec)
 	}()
 	ms, err := service.Discover(rn.Root)
 	if err != nil {
@@ -754,14 +752,4 @@ func summarize(ss []monitor.Sample) Resources {
 		out.CtxSwitchesPS = float64(sw) / secs
 	}
 	return out
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
