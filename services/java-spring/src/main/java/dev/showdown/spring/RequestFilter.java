@@ -47,6 +47,10 @@ public class RequestFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         long start = System.nanoTime();
+        if (Application.draining) {
+            // Shutting down: close this keep-alive connection after the answer (see Application).
+            response.setHeader("Connection", "close");
+        }
         try {
             if (request.getContentLengthLong() > JsonBody.MAX_BYTES) {
                 String route = routes.match(request.getRequestURI());
