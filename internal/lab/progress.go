@@ -89,8 +89,8 @@ func (pr *progress) result(lr *LevelRun) {
 	}
 	t := lr.Total
 	msg := fmt.Sprintf("%s: %d %s: %s req/s, p50 %s, p99 %s, errors %.2f%%, CPU %.0f%%, RSS %s",
-		pr.where, lr.Level, pr.unit(), fmtCount(t.Throughput), fmtMs(t.Latency.P50), fmtMs(t.Latency.P99),
-		t.ErrorPercent, lr.Service.CPUMean, fmtBytes(lr.Service.RSSPeakBytes))
+		pr.where, lr.Level, pr.unit(), FormatCount(t.Throughput), FormatMs(t.Latency.P50), FormatMs(t.Latency.P99),
+		t.ErrorPercent, lr.Service.CPUMean, FormatBytes(float64(lr.Service.RSSPeakBytes)))
 	if len(lr.Violations) > 0 {
 		msg += fmt.Sprintf(", %d INVARIANT FAILURES", len(lr.Violations))
 	}
@@ -149,7 +149,7 @@ func (pr *progress) draw() {
 		}
 	}
 	if p := pr.last; p.Requests > 0 {
-		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", fmtCount(p.Rate), p.Errors, fmtMs(float64(p.P99)/1e6))
+		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", FormatCount(p.Rate), p.Errors, FormatMs(float64(p.P99)/1e6))
 	}
 	fmt.Fprint(pr.w, b.String())
 	pr.drawn = true
@@ -172,7 +172,8 @@ func (pr *progress) eta() string {
 	return "~" + (per * time.Duration(left)).Truncate(time.Second).String()
 }
 
-func fmtCount(v float64) string {
+// FormatCount prints a rate or count with sensible precision.
+func FormatCount(v float64) string {
 	switch {
 	case v >= 100:
 		return fmt.Sprintf("%.0f", v)
@@ -182,22 +183,30 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-func fmtMs(ms float64) string {
+// FormatMs prints milliseconds with sensible precision.
+func FormatMs(ms float64) string {
 	switch {
 	case ms >= 1000:
 		return fmt.Sprintf("%.2fs", ms/1000)
 	case ms >= 10:
 		return fmt.Sprintf("%.0fms", ms)
+	case ms >= 1:
+		return fmt.Sprintf("%.1fms", ms)
 	}
 	return fmt.Sprintf("%.2fms", ms)
 }
 
-func fmtBytes(b uint64) string {
+// FormatBytes prints a byte count in binary units ("—" for none).
+func FormatBytes(b float64) string {
 	switch {
 	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
 	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	case b > 0:
+		return fmt.Sprintf("%.0f B", b)
 	}
-	return fmt.Sprintf("%d KiB", b>>10)
+	return "—"
 }

@@ -20,6 +20,12 @@ func testRoot(t *testing.T) (string, Catalog) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, catalogOf(t, root)
+}
+
+// catalogOf lists the services under root/services and their workloads.
+func catalogOf(t *testing.T, root string) Catalog {
+	t.Helper()
 	ms, err := service.Discover(root)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +34,7 @@ func testRoot(t *testing.T) (string, Catalog) {
 	for _, m := range ms {
 		cat[m.Name] = m.Workloads
 	}
-	return root, cat
+	return cat
 }
 
 func parseTestPlan(t *testing.T, cat Catalog, text string) *Plan {

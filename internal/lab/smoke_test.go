@@ -22,15 +22,7 @@ func TestSmokePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := service.Discover(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := Catalog{}
-	for _, m := range ms {
-		cat[m.Name] = m.Workloads
-	}
-	p, err := LoadPlan(filepath.Join(root, "plans", "smoke.yaml"), cat)
+	p, err := LoadPlan(filepath.Join(root, "plans", "smoke.yaml"), catalogOf(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}

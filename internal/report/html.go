@@ -207,10 +207,10 @@ func levelCharts(id string, s *Summary, wl *Workload, colors map[string]string) 
 		fmt                func(float64) string
 	}
 	specs := []spec{
-		{"throughput", "Throughput", "throughput (req/s)", 1, fmtCount},
-		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, fmtMs},
+		{"throughput", "Throughput", "throughput (req/s)", 1, lab.FormatCount},
+		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, lab.FormatMs},
 		{"cpu_percent", "Service CPU (mean)", "CPU (% of one core)", 1, func(v float64) string { return fmt.Sprintf("%.0f%%", v) }},
-		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return fmtBytes(v * (1 << 20)) }},
+		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return lab.FormatBytes(v * (1 << 20)) }},
 	}
 	var out []figure
 	for k, sp := range specs {
@@ -322,9 +322,9 @@ func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[strin
 			xs, ys := spectrumPoints(merged)
 			tips := make([]string, len(xs))
 			for i := range xs {
-				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), fmtMs(ys[i]))
+				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), lab.FormatMs(ys[i]))
 				if i == len(xs)-1 {
-					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, fmtMs(ys[i]))
+					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, lab.FormatMs(ys[i]))
 				}
 			}
 			maxInv = math.Max(maxInv, xs[len(xs)-1])
@@ -527,7 +527,7 @@ func environment(res *Results) ([][2]string, [][]string) {
 		add("CPU", fmt.Sprintf("%s × %d", m.CPUModel, m.CPUs))
 	}
 	if m.MemoryBytes > 0 {
-		add("Memory", fmtBytes(float64(m.MemoryBytes)))
+		add("Memory", lab.FormatBytes(float64(m.MemoryBytes)))
 	}
 	add("OS", strings.TrimSpace(m.OS+" "+m.Kernel))
 	add("cgroup", m.Cgroup)
@@ -576,7 +576,7 @@ func environment(res *Results) ([][2]string, [][]string) {
 		if b.Error != "" {
 			st = "failed: " + b.Error
 		}
-		builds = append(builds, []string{n, fmtBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
+		builds = append(builds, []string{n, lab.FormatBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
 	}
 	return env, builds
 }

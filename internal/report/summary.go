@@ -209,7 +209,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			}
 			v := c.Values["throughput"]
 			if v.Median > 0 && (v.Max-v.Min)/v.Median > lab.SpreadWarning {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, fmtCount(v.Min), fmtCount(v.Max)))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, lab.FormatCount(v.Min), lab.FormatCount(v.Max)))
 			}
 		}
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
@@ -273,21 +273,21 @@ func headline(wl *Workload, unit string, o options) (*Cell, string) {
 			}
 		}
 		return nil, fmt.Sprintf("no implementation kept p99 ≤ %s with ≤ %s%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
-			fmtMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, fmtCount(top.Get("throughput")), top.Level, unit, fmtMs(top.Get("p99_ms")), top.Get("error_percent"))
+			lab.FormatMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, lab.FormatCount(top.Get("throughput")), top.Level, unit, lab.FormatMs(top.Get("p99_ms")), top.Get("error_percent"))
 	}
 	sort.SliceStable(order, func(i, j int) bool { return best[order[i]].Get("throughput") > best[order[j]].Get("throughput") })
 	w := best[order[0]]
 	res := ""
 	if w.Get("rss_peak_bytes") > 0 {
-		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), fmtBytes(w.Get("rss_peak_bytes")))
+		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), lab.FormatBytes(w.Get("rss_peak_bytes")))
 	}
 	text := fmt.Sprintf("%s served the most at acceptable latency: %s req/s at %d %s (p99 %s, %.2f%% errors%s)",
-		w.Implementation, fmtCount(w.Get("throughput")), w.Level, unit, fmtMs(w.Get("p99_ms")), w.Get("error_percent"), res)
+		w.Implementation, lab.FormatCount(w.Get("throughput")), w.Level, unit, lab.FormatMs(w.Get("p99_ms")), w.Get("error_percent"), res)
 	if len(order) > 1 {
 		var others []string
 		for _, im := range order[1:] {
 			c := best[im]
-			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, fmtCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
+			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, lab.FormatCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
 		}
 		text += "; then " + strings.Join(others, ", ")
 	}
@@ -310,43 +310,4 @@ func round(v float64) float64 {
 
 func durationOf(seconds float64) time.Duration {
 	return time.Duration(math.Round(seconds*1e3)) * time.Millisecond
-}
-
-// fmtCount prints a rate with sensible precision.
-func fmtCount(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-// fmtMs prints milliseconds with sensible precision.
-func fmtMs(ms float64) string {
-	switch {
-	case ms >= 1000:
-		return fmt.Sprintf("%.2fs", ms/1000)
-	case ms >= 10:
-		return fmt.Sprintf("%.0fms", ms)
-	case ms >= 1:
-		return fmt.Sprintf("%.1fms", ms)
-	}
-	return fmt.Sprintf("%.2fms", ms)
-}
-
-// fmtBytes prints a byte count in binary units.
-func fmtBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", b/(1<<10))
-	case b > 0:
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return "—"
 }
