@@ -19,11 +19,17 @@ var passEnv = []string{"PATH", "HOME", "LANG", "JAVA_HOME"}
 
 // isBuildEnv reports whether a caller variable configures a toolchain and
 // so is passed to build steps (never to the running service): Go's module
-// proxy and caches, npm and Maven settings, HTTP proxies, TMPDIR.
+// proxy and caches, npm, Maven, Cargo and pip settings, the CA bundles
+// their clients read, HTTP proxies, TMPDIR.
 func isBuildEnv(k string) bool {
 	switch {
 	case strings.HasPrefix(k, "GO"), strings.HasPrefix(k, "npm_config_"), strings.HasPrefix(k, "NPM_CONFIG_"),
-		strings.HasPrefix(k, "MAVEN_"), k == "TMPDIR":
+		strings.HasPrefix(k, "MAVEN_"), strings.HasPrefix(k, "CARGO_"), strings.HasPrefix(k, "RUSTUP_"),
+		strings.HasPrefix(k, "PIP_"), k == "TMPDIR":
+		return true
+	}
+	switch k {
+	case "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS":
 		return true
 	}
 	switch strings.ToLower(k) {
