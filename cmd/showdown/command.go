@@ -36,6 +36,11 @@ func run(st *state, args []string) int {
 			if c, ok := commands[args[1]]; ok {
 				return code(st, c.run(st, []string{"-h"}))
 			}
+			if args[1] == "version" {
+				fmt.Fprintln(st.stdout, "Usage: showdown version\n\nPrints the version and VCS revision.")
+				return exitOK
+			}
+			return unknownCommand(st, args[1])
 		}
 		usage(st.stdout)
 		if len(args) == 0 {
@@ -49,11 +54,16 @@ func run(st *state, args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(st.stderr, "showdown: unknown command %q\n", args[0])
-		fmt.Fprintln(st.stderr, "hint: run 'showdown help' for the list of commands")
-		return exitUsage
+		return unknownCommand(st, args[0])
 	}
 	return code(st, c.run(st, args[1:]))
+}
+
+// unknownCommand says name is no command and returns exitUsage.
+func unknownCommand(st *state, name string) int {
+	fmt.Fprintf(st.stderr, "showdown: unknown command %q\n", name)
+	fmt.Fprintln(st.stderr, "hint: run 'showdown help' for the list of commands")
+	return exitUsage
 }
 
 func usage(w io.Writer) {
