@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what showdown needs on a fresh Debian 12 machine, and nothing that
-# is already there. Safe to run again. Go, Node.js with npm, a JDK >= 21 and
-# Maven are expected from the machine image; this script checks them.
+# is already there. Safe to run again. Go, Node.js with npm, a JDK >= 21,
+# Maven, Rust (cargo) and Python 3 with venv are expected from the machine
+# image; this script checks them.
 set -euo pipefail
 
 need_apt=()
@@ -25,9 +26,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-for tool in go node npm mvn; do
+for tool in go node npm mvn cargo python3; do
   have "$tool" || { echo "setup: $tool not found on PATH" >&2; exit 1; }
 done
+python3 -c 'import venv, ensurepip' 2>/dev/null || {
+  echo "setup: python3 lacks the venv/ensurepip modules (python-fastapi builds a virtual environment)" >&2
+  echo "hint: apt-get install -y python3-venv" >&2
+  exit 1
+}
 
 echo "setup: fetching Go modules"
 go mod download
