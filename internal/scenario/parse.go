@@ -17,11 +17,11 @@ import (
 
 // The keys each part of a scenario file may hold.
 var (
-	topKeys     = []string{"name", "description", "base_url", "vars", "setup", "steps"}
+	topKeys     = []string{"name", "description", "base_url", "data", "vars", "setup", "steps"}
 	stepKeys    = []string{"name", "method", "url", "headers", "body", "expect", "capture", "pause"}
-	expectKeys  = []string{"status", "json", "body_contains"}
+	expectKeys  = []string{"status", "json", "body_contains", "body_matches"}
 	varGenKeys  = []string{"pick", "pick_list", "randint"}
-	captureKeys = []string{"json", "header"}
+	captureKeys = []string{"json", "header", "regex", "group", "match", "from", "default"}
 	methods     = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 )
 
@@ -263,6 +263,7 @@ func (p *parser) parse(doc *yaml.Node) {
 		p.str(f.v, "description")
 	}
 	p.baseURL(top)
+	p.feeds(top)
 	p.vars(top)
 	setupNode, stepsNode := top["setup"], top["steps"]
 	if stepsNode.k == nil {

@@ -113,8 +113,8 @@ func TestParseErrors(t *testing.T) {
 			`4:15 steps[0].headers[X Bad]: bad header name "X Bad"`}},
 		// A capture needs a JSON path or one header.
 		{"capture forms", "steps:\n  - url: http://h/\n    capture:\n      a: {header: Location, json: $.id}\n      b: [1]\n", Options{}, []string{
-			`4:10 steps[0].capture.a: want exactly one of json, header`,
-			`5:10 steps[0].capture.b: want a JSON path or {header: Name}, got a list`}},
+			`4:10 steps[0].capture.a: want exactly one of json, header, regex`,
+			`5:10 steps[0].capture.b: want a JSON path, {header: Name} or {regex: ...}, got a list`}},
 		// A command-line variable with a bad name.
 		{"bad --var", "steps:\n  - url: http://h/\n", Options{Vars: map[string]string{"a-b": "1"}}, []string{
 			`0:0 --var a-b: bad variable name "a-b"`}},

@@ -23,6 +23,8 @@ type user struct {
 	// not allocated again.
 	urls []string
 	hdrs [][]string
+	// feedPos is the user's own position in each data file.
+	feedPos []int
 }
 
 // NewUser returns the state of virtual user number n.
@@ -53,6 +55,7 @@ func (s *Scenario) newUser(n int, steps []*step) *user {
 	for slot, v := range s.setupVals {
 		u.slots[slot] = value{text: append([]byte(nil), v.text...), kind: v.kind, set: v.set}
 	}
+	u.startFeeds()
 	return u
 }
 
@@ -78,6 +81,7 @@ func (u *user) Check(iter, step int, resp *load.Response) error {
 // startIteration evaluates the per-iteration variables.
 func (u *user) startIteration(iter int) error {
 	u.iter = iter
+	u.iterateFeeds()
 	for _, v := range u.s.vars {
 		sl := &u.slots[v.slot]
 		switch v.kind {
@@ -221,12 +225,24 @@ func (u *user) check(st *step, resp *load.Response) error {
 			return &load.CheckError{Reason: "body does not contain " + strconv.Quote(clip(u.buf))}
 		}
 	}
+	if st.matches != nil && !st.matches.Match(resp.Body) {
+		return &load.CheckError{Reason: "body does not match " + strconv.Quote(clip([]byte(st.matches.String())))}
+	}
 	for i := range st.captures {
 		c := &st.captures[i]
 		sl := &u.slots[c.slot]
+		if c.re != nil {
+			if err := c.captureRegex(sl, resp); err != nil {
+				return err
+			}
+			continue
+		}
 		if c.header != "" {
 			v, ok := headerValue(resp.RawHeader, c.header)
 			if !ok {
+				if c.setDefault(sl) {
+					continue
+				}
 				return &load.CheckError{Reason: "capture " + c.name + ": no " + c.header + " header"}
 			}
 			sl.text, sl.kind, sl.set = append(sl.text[:0], v...), kString, true
@@ -234,6 +250,9 @@ func (u *user) check(st *step, resp *load.Response) error {
 		}
 		raw, ok := c.path.lookup(resp.Body)
 		if !ok {
+			if c.setDefault(sl) {
+				continue
+			}
 			return &load.CheckError{Reason: "capture " + c.name + ": " + c.path.text + " missing"}
 		}
 		sl.text, sl.kind, sl.set = textOf(sl.text[:0], raw), rawKind(raw), true

@@ -10,6 +10,7 @@ package scenario
 
 import (
 	"os"
+	"regexp"
 	"time"
 
 	"github.com/showdownlab/showdown/load"
@@ -45,6 +46,8 @@ type Scenario struct {
 	seed    int64
 	// setupVals holds what RunSetup captured, copied into every new user.
 	setupVals map[int]value
+	// feeds are the data section's CSV files, whose columns are variables.
+	feeds []*feed
 }
 
 var (
@@ -98,7 +101,8 @@ type step struct {
 	body      tmpl
 	status    []int // nil: any 2xx
 	json      []jsonCheck
-	contains  tmpl // nil: no body_contains
+	contains  tmpl           // nil: no body_contains
+	matches   *regexp.Regexp // nil: no body_matches
 	captures  []capture
 	pause     time.Duration
 }
@@ -126,7 +130,10 @@ type capture struct {
 	name   string
 	slot   int
 	path   jsonPath
-	header string // non-empty: capture this header instead
+	header string        // non-empty: capture this header instead
+	re     *regexCapture // non-nil: capture a regular expression's group instead
+	// def is the value stored when the source is missing (no failure then).
+	def *value
 }
 
 // varKind is how a variable gets its per-iteration value.

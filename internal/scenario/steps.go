@@ -344,6 +344,9 @@ func (p *parser) expect(st *step, n *yaml.Node, field string, r resolver) {
 			st.json = append(st.json, jc)
 		}
 	}
+	if mf, ok := f["body_matches"]; ok {
+		st.matches = p.regex(mf.v, field+".body_matches")
+	}
 	if bf, ok := f["body_contains"]; ok {
 		if s, ok := p.str(bf.v, field+".body_contains"); ok {
 			t, errs := compileTemplate(s, modeText, r)
@@ -367,16 +370,16 @@ func (p *parser) captures(st *step, n *yaml.Node, field string) {
 		case yaml.ScalarNode:
 			src = pr.v.Value
 		case yaml.MappingNode:
-			list, _ := p.mapping(pr.v, cfield, captureKeys)
-			if len(list) != 1 {
-				if len(list) > 1 || len(pr.v.Content) == 0 {
-					p.errAt(pr.v, cfield, "write {json: $.id} or {header: Location}", "want exactly one of json, header")
-				}
+			var ok bool
+			if src, srcNode, isHeader, ok = p.captureForm(pr.v, cfield, &c); !ok {
 				continue
 			}
-			src, srcNode, isHeader = list[0].v.Value, list[0].v, list[0].key == "header"
+			if c.re != nil {
+				st.captures = append(st.captures, c)
+				continue
+			}
 		default:
-			p.errAt(pr.v, cfield, "write name: $.id or name: {header: Location}", "want a JSON path or {header: Name}, got %s", describe(pr.v))
+			p.errAt(pr.v, cfield, "write name: $.id, name: {header: Location} or name: {regex: 'id=(\\d+)'}", "want a JSON path, {header: Name} or {regex: ...}, got %s", describe(pr.v))
 			continue
 		}
 		if isHeader {
