@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestImportJMX(t *testing.T) {
+	dir := t.TempDir()
+	plan := "../../internal/jmx/testdata/string.jmx"
+	out := filepath.Join(dir, "string.yaml")
+	st, stdout, stderr := testState(context.Background())
+	if code := run(st, []string{"import", "jmx", "--out", out, plan}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout.String(), "--users 100 --ramp-up 10s --iterations 10000") {
+		t.Errorf("stdout lacks the attack command: %s", stdout)
+	}
+	for _, f := range []string{out, filepath.Join(dir, "string.load.yaml")} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+	// The scenario runs: 3 users x 4 iterations of POST /uppercase, all
+	// checked against $.v.
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/uppercase" || string(b) != `{"s":"hello"}` || r.Header.Get("Content-Type") != "application/json" {
+			w.WriteHeader(400)
+			return
+		}
+		hits.Add(1)
+		io.WriteString(w, `{"v":"HELLO"}`)
+	}))
+	defer srv.Close()
+	st, stdout, stderr = testState(context.Background())
+	code := run(st, []string{"attack", "--scenario", out, "--base-url", srv.URL, "--users", "3", "--iterations", "4",
+		"--fail-if", "errors>0%"})
+	if code != exitOK || hits.Load() != 12 {
+		t.Errorf("attack: exit %d, %d good requests, want 0 and 12\n%s%s", code, hits.Load(), stdout, stderr)
+	}
+}
+
+func TestImportJMXStrict(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // in stdout+stderr
+	}{
+		// Untranslatable elements are listed with their line; --strict refuses.
+		{[]string{"import", "jmx", "--strict", "../../internal/jmx/testdata/unsupported.jmx"}, exitFailure, "unsupported.jmx:102: IfController"},
+		// A file that is not a JMeter plan.
+		{[]string{"import", "jmx", "../../internal/jmx/testdata/clients.csv"}, exitFailure, "not a JMeter plan"},
+		// Only jmx is known.
+		{[]string{"import", "k6", "x.js"}, exitUsage, "want: showdown import jmx PLAN.jmx"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		st, stdout, stderr := testState(context.Background())
+		code := run(st, append(tt.args[:len(tt.args):len(tt.args)], "--out", filepath.Join(dir, "x.yaml")))
+		all := stdout.String() + stderr.String()
+		if code != tt.code || !strings.Contains(all, tt.want) {
+			t.Errorf("%v: exit %d, want %d; output lacks %q:\n%s", tt.args, code, tt.code, tt.want, all)
+		}
+		if tt.code != exitOK {
+			if _, err := os.Stat(filepath.Join(dir, "x.yaml")); err == nil {
+				t.Errorf("%v: wrote a scenario", tt.args)
+			}
+		}
+	}
+}

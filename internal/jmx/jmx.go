@@ -1,0 +1,131 @@
+// Package jmx translates a JMeter 5 test plan (.jmx) into a showdown
+// scenario and the load settings of its thread group, and lists every
+// element it could not translate with its name, type and line, so a user
+// coming from JMeter can bring a plan and see what it becomes.
+//
+// What it translates: the Thread Group (threads, ramp-up, loops or
+// duration), a setUp Thread Group (the scenario's setup section), HTTP
+// Request samplers (method, path, body, parameters), HTTP Request Defaults,
+// HTTP Header Manager, User Defined Variables, ${__P(name,default)}
+// properties (scenario variables with defaults), JSON Extractor and the
+// JSON Path post-processor, Regular Expression Extractor, Response
+// Assertion, JSON Assertion, Constant Timer, CSV Data Set Config and Simple
+// Controllers. docs/jmeter.md is the reference.
+package jmx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options adjust an import.
+type Options struct {
+	// ScenarioPath is where the scenario will be written; CSV file paths
+	// are made relative to its folder, and the scenario is checked as if
+	// it were there. Default: the plan's name with .yaml, beside the plan.
+	ScenarioPath string
+}
+
+// Result is an imported plan.
+type Result struct {
+	// Scenario is the scenario file (YAML), already checked by the
+	// scenario parser.
+	Scenario []byte
+	// Load is the main thread group's load.
+	Load Load
+	// Skipped lists every element that was not translated, in file order;
+	// the scenario runs without them.
+	Skipped []Problem
+	// Ignored lists elements that need no translation: listeners
+	// (showdown records its own results) and disabled elements.
+	Ignored []Problem
+	// Notes are differences between how JMeter and showdown run what was
+	// translated.
+	Notes []string
+}
+
+// Problem is one element of the plan, with why it is listed.
+type Problem struct {
+	// Name is the element's name in JMeter (testname).
+	Name string
+	// Type is its class (HTTPSamplerProxy, IfController, ...).
+	Type string
+	// Line is where it starts in the .jmx file.
+	Line int
+	// Reason says what was not translated and why.
+	Reason string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("line %d: %s %q: %s", p.Line, p.Type, p.Name, p.Reason)
+}
+
+// Load is the closed-model load of a thread group.
+type Load struct {
+	// ThreadGroup names the thread group, Line where it starts.
+	ThreadGroup string
+	Line        int
+	// Users is the number of threads.
+	Users int
+	// RampUp is the time over which they start.
+	RampUp time.Duration
+	// Iterations is the loop count per user; 0 runs until Duration.
+	Iterations int
+	// Duration is the scheduler's duration; 0 when the loops end the run.
+	Duration time.Duration
+	// From names the properties (${__P}) the figures were read from, with
+	// the defaults used.
+	From []string
+}
+
+// YAML returns the load as a plan's load: section, with comments that say
+// where it came from and how to run it with showdown attack.
+func (l Load) YAML(scenarioPath string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The load of JMeter thread group %q (line %d), as a plan's load: section.\n", l.ThreadGroup, l.Line)
+	for _, f := range l.From {
+		fmt.Fprintf(&b, "# %s\n", f)
+	}
+	if l.Iterations > 0 {
+		fmt.Fprintf(&b, "# JMeter ran %d threads x %d loops; a plan states a duration, so run the\n# same number of iterations with:\n", l.Users, l.Iterations)
+	} else {
+		b.WriteString("# Run it alone with:\n")
+	}
+	fmt.Fprintf(&b, "#   showdown attack %s\n", strings.Join(l.AttackArgs(scenarioPath), " "))
+	b.WriteString("load:\n  model: closed\n")
+	fmt.Fprintf(&b, "  levels: [%d]\n", l.Users)
+	fmt.Fprintf(&b, "  ramp_up: %s\n", fmtDuration(l.RampUp))
+	d := l.Duration
+	if d == 0 {
+		d = time.Minute
+		b.WriteString("  # no scheduler in the plan: a duration is needed here\n")
+	}
+	fmt.Fprintf(&b, "  duration: %s\n", fmtDuration(d))
+	b.WriteString("  warmup: 0s # JMeter counts every sample; a warm-up is advised\n")
+	return []byte(b.String())
+}
+
+// AttackArgs returns the showdown attack arguments that run the scenario
+// with this load.
+func (l Load) AttackArgs(scenarioPath string) []string {
+	args := []string{"--scenario", scenarioPath, "--users", strconv.Itoa(l.Users)}
+	if l.RampUp > 0 {
+		args = append(args, "--ramp-up", fmtDuration(l.RampUp))
+	}
+	if l.Iterations > 0 {
+		args = append(args, "--iterations", strconv.Itoa(l.Iterations))
+	}
+	if l.Duration > 0 {
+		args = append(args, "--duration", fmtDuration(l.Duration))
+	}
+	return args
+}
+
+func fmtDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return d.String()
+}
