@@ -45,6 +45,12 @@ type Plan struct {
 	Database        Database          `yaml:"database" json:"database"`
 	Placement       Placement         `yaml:"placement" json:"placement"`
 	Limits          Limits            `yaml:"limits" json:"limits"`
+	// Replicas are the pod counts of every implementation on Kubernetes
+	// (showdown k8s); a list is a dimension of the results like the load
+	// levels. The local runner starts one process and ignores it.
+	Replicas []int `yaml:"replicas" json:"replicas,omitempty"`
+	// Generator sizes the load generator on Kubernetes.
+	Generator Generator `yaml:"generator" json:"generator,omitzero"`
 
 	// File is where the plan was read from.
 	File string `yaml:"-" json:"file"`
@@ -130,6 +136,23 @@ type Database struct {
 	SKURows  int    `yaml:"sku_rows" json:"sku_rows"`
 	SKUIndex *bool  `yaml:"sku_index" json:"sku_index"`
 	Seed     int64  `yaml:"seed" json:"seed"`
+	// URL is a managed PostgreSQL (postgres://...) that showdown k8s uses
+	// instead of starting its own; MySQLURL is the same for MariaDB/MySQL.
+	URL      string `yaml:"url" json:"url,omitempty"`
+	MySQLURL string `yaml:"mysql_url" json:"mysql_url,omitempty"`
+}
+
+// Generator is the load generator on Kubernetes: an Indexed Job whose pods
+// each run one shard of the load. Zero fields take showdown k8s's defaults.
+type Generator struct {
+	// Pods is the number of shards; 0 sizes it from the top rate.
+	Pods int `yaml:"pods" json:"pods,omitempty"`
+	// CPU and Memory are each pod's requests and limits.
+	CPU    float64  `yaml:"cpu" json:"cpu,omitempty"`
+	Memory ByteSize `yaml:"memory" json:"memory,omitempty"`
+	// MicrosPerRequest is the generator's CPU time per request, which
+	// sizes the pods.
+	MicrosPerRequest float64 `yaml:"us_per_request" json:"us_per_request,omitempty"`
 }
 
 // Placement pins processes to CPUs (taskset list syntax).
@@ -512,6 +535,21 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	if p.Limits.CPU < 0 || p.Limits.CPU > float64(runtime.NumCPU()) {
 		add([]string{"limits", "cpu"}, fmt.Sprintf("between 0.01 and %d", runtime.NumCPU()), "cpu quota %v is out of range", p.Limits.CPU)
+	}
+	for i, r := range p.Replicas {
+		if r < 1 || r > 10_000 {
+			add([]string{"replicas", strconv.Itoa(i)}, "e.g. replicas: [1, 100]", "replicas %d must be between 1 and 10,000", r)
+		}
+	}
+	g := p.Generator
+	if g.Pods < 0 || g.Pods > 10_000 || g.CPU < 0 || g.Memory < 0 || g.MicrosPerRequest < 0 {
+		add([]string{"generator"}, "pods between 0 (sized from the top rate) and 10,000", "pods, cpu, memory and us_per_request must not be negative")
+	}
+	if u := d.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		add([]string{"database", "url"}, "postgres://user:password@host:5432/db?sslmode=require", "not a PostgreSQL URL")
+	}
+	if u := d.MySQLURL; u != "" && !strings.HasPrefix(u, "mysql://") {
+		add([]string{"database", "mysql_url"}, "mysql://user:password@host:3306/db", "not a MySQL URL")
 	}
 	if p.Limits.Memory < 0 || (p.Limits.Memory > 0 && p.Limits.Memory < 32<<20) {
 		add([]string{"limits", "memory"}, "at least 32MiB", "memory limit %d bytes is too small", p.Limits.Memory)
