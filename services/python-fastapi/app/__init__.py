@@ -1,0 +1,1 @@
+"""The FastAPI implementation of the showdown contract (workloads/README.md)."""
