@@ -172,7 +172,7 @@ func (r *run) ticker(stop <-chan struct{}, total time.Duration) {
 			// covers second k of the measured run.
 			began = nil
 			start = r.rec.startTime()
-			t.Reset(time.Until(start.Add(time.Second)))
+			t.Reset(max(time.Until(start.Add(time.Second)), time.Millisecond))
 			continue
 		case now := <-t.C:
 			if began != nil {
@@ -182,7 +182,9 @@ func (r *run) ticker(stop <-chan struct{}, total time.Duration) {
 				continue
 			}
 			ticks++
-			t.Reset(time.Until(start.Add(time.Duration(ticks+1) * time.Second)))
+			// A machine that stalled past the next second boundary must
+			// not stop the run: Reset panics on a non-positive interval.
+			t.Reset(max(time.Until(start.Add(time.Duration(ticks+1)*time.Second)), time.Millisecond))
 			iv := r.rec.flush(now, r.active.Load())
 			if r.a.progress != nil && iv != nil {
 				p := Progress{Elapsed: now.Sub(start), Active: iv.Active}

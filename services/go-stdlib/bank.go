@@ -60,7 +60,7 @@ var (
 	errInsufficientFunds = &apiError{http.StatusConflict, "insufficient funds"}
 )
 
-func (b bank) createClient(w http.ResponseWriter, r *http.Request) error {
+func (b bank) createClient(w http.ResponseWriter, r *http.Request) (err error) {
 	balance, err := pathInt(r, "balance", 0, maxAmount)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (b bank) createClient(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer done(&err)
 	var c clientBody
 	if err := conn.QueryRow(ctx, sqlCreateClient, balance).Scan(&c.ID, &c.Balance); err != nil {
 		return err
@@ -78,7 +78,7 @@ func (b bank) createClient(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (b bank) balance(w http.ResponseWriter, r *http.Request) error {
+func (b bank) balance(w http.ResponseWriter, r *http.Request) (err error) {
 	id, err := pathInt(r, "id", 1, maxID)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (b bank) balance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer done(&err)
 	var body balanceBody
 	err = conn.QueryRow(ctx, sqlBalance, id).Scan(&body.Balance)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -100,7 +100,7 @@ func (b bank) balance(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (b bank) transfer(w http.ResponseWriter, r *http.Request) error {
+func (b bank) transfer(w http.ResponseWriter, r *http.Request) (err error) {
 	obj, err := readObject(w, r)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func (b bank) transfer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer done(&err)
 	if t.ID, err = move(ctx, conn, t.FromClientID, t.ToClientID, t.Amount); err != nil {
 		return err
 	}

@@ -42,12 +42,34 @@ type dbLimits struct {
 type postgres struct {
 	pool   *pgxpool.Pool
 	limits dbLimits
+	// mode is DB_POOL_MODE: poolShared, or one of the sources' mistakes
+	// (poolPerRequest, poolNone), which open connections per request from
+	// cfg instead of borrowing them from pool.
+	mode string
+	cfg  *pgxpool.Config
+	// leaked counts the per-request pools left open after a database error.
+	leaked atomic.Int64
 }
+
+// DB_POOL_MODE values. Only shared is right; the other two reproduce the
+// mistakes of the source experiments and are never the default.
+const (
+	// poolShared: one pool per process, DB_POOL_SIZE connections.
+	poolShared = "shared"
+	// poolPerRequest: a new pool per request, closed after it, except
+	// after a database error, when it is left open with its connection
+	// (the 2018 Go bank opened a sql.DB per request and panicked on an
+	// error before closing it).
+	poolPerRequest = "per-request"
+	// poolNone: a new connection per request, always closed after it (the
+	// 2018 Java bank before HikariCP, the 2016 servlet).
+	poolNone = "none"
+)
 
 // openPostgres creates the PostgreSQL pool for rawURL (nil when unset). It
 // does not connect: the pool opens connections on demand and keeps them,
 // so the service starts, and recovers, whether or not the database is up.
-func openPostgres(rawURL string, poolSize int, limits dbLimits) (*postgres, error) {
+func openPostgres(rawURL string, poolSize int, limits dbLimits, mode string) (*postgres, error) {
 	if rawURL == "" {
 		return nil, nil
 	}
@@ -63,21 +85,48 @@ func openPostgres(rawURL string, poolSize int, limits dbLimits) (*postgres, erro
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	return &postgres{pool, limits}, nil
+	one := cfg.Copy()
+	one.MaxConns, one.MinConns = 1, 0
+	return &postgres{pool: pool, limits: limits, mode: mode, cfg: one}, nil
 }
 
 // acquire borrows a connection, waiting at most limits.acquire, and
-// returns it with the context its statements run in. The caller calls
-// done when finished, which releases both.
-func (p *postgres) acquire(r *http.Request) (conn *pgxpool.Conn, ctx context.Context, done func(), err error) {
+// returns it with the context its statements run in. The caller defers
+// done(&err) with its named result, which releases both (and, for the
+// per-request mistake, decides whether the request's pool is closed).
+func (p *postgres) acquire(r *http.Request) (conn *pgxpool.Conn, ctx context.Context, done func(*error), err error) {
+	pool := p.pool
+	if p.mode != poolShared {
+		// The mistakes: a pool of one connection made for this request.
+		if pool, err = pgxpool.NewWithConfig(r.Context(), p.cfg); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	actx, cancel := context.WithTimeout(r.Context(), p.limits.acquire)
-	conn, err = p.pool.Acquire(actx)
+	conn, err = pool.Acquire(actx)
 	cancel()
 	if err != nil {
+		if p.mode == poolPerRequest {
+			p.leaked.Add(1) // the error skips the close
+		} else if p.mode == poolNone {
+			pool.Close()
+		}
 		return nil, nil, nil, err
 	}
 	ctx, cancel = context.WithTimeout(r.Context(), p.limits.query)
-	return conn, ctx, func() { cancel(); conn.Release() }, nil
+	return conn, ctx, func(errp *error) {
+		cancel()
+		conn.Release()
+		if p.mode == poolShared {
+			return
+		}
+		var api *apiError
+		if p.mode == poolPerRequest && *errp != nil && !errors.As(*errp, &api) {
+			p.leaked.Add(1) // left open, its connection with it
+			return
+		}
+		pool.Close()
+	}, nil
 }
 
 // ping checks that the database answers within d.

@@ -56,6 +56,7 @@ type config struct {
 	databaseURL string
 	mysqlURL    string
 	poolSize    int
+	poolMode    string
 	logRequests bool
 	limits      dbLimits
 }
@@ -71,6 +72,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 	var errs []error
 	if p, err := strconv.Atoi(c.port); err != nil || p < 0 || p > 65535 {
 		errs = append(errs, fmt.Errorf("PORT=%q: want a TCP port, 0 .. 65535", c.port))
+	}
+	c.poolMode = orDefault(getenv("DB_POOL_MODE"), poolShared)
+	if c.poolMode != poolShared && c.poolMode != poolPerRequest && c.poolMode != poolNone {
+		errs = append(errs, fmt.Errorf("DB_POOL_MODE=%q: want shared, per-request or none (the last two are mistakes kept for reproductions)", c.poolMode))
 	}
 	pool := orDefault(getenv("DB_POOL_SIZE"), "20")
 	if n, err := strconv.Atoi(pool); err != nil || n < 1 || n > 10000 {
@@ -113,7 +118,7 @@ func run(getenv func(string) string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 
-	pg, err := openPostgres(cfg.databaseURL, cfg.poolSize, cfg.limits)
+	pg, err := openPostgres(cfg.databaseURL, cfg.poolSize, cfg.limits, cfg.poolMode)
 	if err != nil {
 		return err
 	}
@@ -149,7 +154,7 @@ func run(getenv func(string) string) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	errorLog.Info("listening", "addr", ln.Addr().String(),
-		"postgres", pg != nil, "mysql", my != nil, "pool_size", cfg.poolSize)
+		"postgres", pg != nil, "mysql", my != nil, "pool_size", cfg.poolSize, "pool_mode", cfg.poolMode)
 
 	select {
 	case err := <-served:

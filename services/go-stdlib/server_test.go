@@ -22,7 +22,7 @@ import (
 func newTestServer(t *testing.T, pgURL, myURL string, logs io.Writer) *httptest.Server {
 	t.Helper()
 	limits := dbLimits{acquire: 2 * time.Second, query: 5 * time.Second}
-	pg, err := openPostgres(pgURL, 4, limits)
+	pg, err := openPostgres(pgURL, 4, limits, poolShared)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ type userBody struct {
 	Email string `json:"email"`
 }
 
-func (u users) create(w http.ResponseWriter, r *http.Request) error {
+func (u users) create(w http.ResponseWriter, r *http.Request) (err error) {
 	obj, err := readObject(w, r)
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func (u users) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer done(&err)
 	var id int64
 	if err := conn.QueryRow(ctx, sqlCreateUser, email, password).Scan(&id); err != nil {
 		return err
@@ -88,7 +88,7 @@ func boundedString(obj object, name string) (string, error) {
 	return s, nil
 }
 
-func (u users) get(w http.ResponseWriter, r *http.Request) error {
+func (u users) get(w http.ResponseWriter, r *http.Request) (err error) {
 	id, err := pathInt(r, "id", 1, maxID)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (u users) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer done(&err)
 	var body userBody
 	err = conn.QueryRow(ctx, sqlGetUser, id).Scan(&body.ID, &body.Email)
 	if errors.Is(err, pgx.ErrNoRows) {

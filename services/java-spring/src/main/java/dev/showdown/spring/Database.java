@@ -1,8 +1,12 @@
 package dev.showdown.spring;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
@@ -29,13 +33,45 @@ public final class Database implements AutoCloseable {
             "53300"  // too_many_connections
     );
 
+    /** SHARED is the right DB_POOL_MODE: one pool per process, DB_POOL_SIZE connections. */
+    static final String SHARED = "shared";
+    /**
+     * PER_REQUEST is a mistake kept for reproductions: a new pool per request, closed with its
+     * connection, and left open when opening the connection fails (the 2018 Go bank's sql.DB per request).
+     */
+    static final String PER_REQUEST = "per-request";
+    /** NONE is a mistake kept for reproductions: a new raw connection per request (the 2018 Java bank). */
+    static final String NONE = "none";
+
     private final String name;
     private final HikariDataSource pool;
+    private final String mode;
+    private final HikariConfig perRequest;
 
     /** Database wraps pool, or stands for an unconfigured database when pool is null. */
     public Database(String name, HikariDataSource pool) {
+        this(name, pool, SHARED, null);
+    }
+
+    /**
+     * Database wraps pool in mode (DB_POOL_MODE); in the mistaken modes connections are opened per
+     * request from config and pool only answers health checks.
+     */
+    public Database(String name, HikariDataSource pool, String mode, HikariConfig config) {
         this.name = name;
         this.pool = pool;
+        this.mode = mode;
+        if (config != null && !SHARED.equals(mode)) {
+            HikariConfig one = new HikariConfig();
+            config.copyStateTo(one);
+            one.setPoolName(config.getPoolName() + "-request");
+            one.setMaximumPoolSize(1);
+            one.setMinimumIdle(0);
+            one.setInitializationFailTimeout(1); // open the connection now, or fail
+            this.perRequest = one;
+        } else {
+            this.perRequest = null;
+        }
     }
 
     /** name is the database product, for messages: PostgreSQL or MariaDB. */
@@ -56,7 +92,41 @@ public final class Database implements AutoCloseable {
         if (pool == null) {
             throw new ApiException(503, "database not configured");
         }
+        if (NONE.equals(mode)) {
+            return DriverManager.getConnection(perRequest.getJdbcUrl(), perRequest.getUsername(), perRequest.getPassword());
+        }
+        if (PER_REQUEST.equals(mode)) {
+            return pooledForOneRequest();
+        }
         return pool.getConnection();
+    }
+
+    /**
+     * pooledForOneRequest opens a pool for this request and returns its connection; closing the
+     * connection closes the pool. When the pool cannot open its connection it is left open, as the 2018
+     * Go bank left its per-request pool open on an error.
+     */
+    private Connection pooledForOneRequest() throws SQLException {
+        HikariDataSource ds;
+        try {
+            ds = new HikariDataSource(perRequest);
+        } catch (RuntimeException e) {
+            // Hikari fails the constructor when the first connection cannot be made: nothing closes it.
+            throw new SQLTransientConnectionException("per-request pool: " + e.getMessage(), "08001", e);
+        }
+        Connection c = ds.getConnection();
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    try {
+                        return method.invoke(c, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    } finally {
+                        if (method.getName().equals("close")) {
+                            ds.close();
+                        }
+                    }
+                });
     }
 
     /**

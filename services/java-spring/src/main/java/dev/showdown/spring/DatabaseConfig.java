@@ -41,7 +41,7 @@ public class DatabaseConfig {
                 + "&ApplicationName=showdown-java-spring";
         HikariConfig c = pool("postgres", jdbc, u);
         c.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        return new Database("PostgreSQL", new HikariDataSource(c));
+        return database("PostgreSQL", c);
     }
 
     /** mysql is the MariaDB/MySQL pool of MYSQL_URL, or an unconfigured Database. */
@@ -57,7 +57,36 @@ public class DatabaseConfig {
                 + "?connectTimeout=2000"         // milliseconds
                 + "&socketTimeout=30000"         // milliseconds, a safety net as above
                 + "&tcpKeepAlive=true";
-        return new Database("MariaDB", new HikariDataSource(pool("mysql", jdbc, u)));
+        return database("MariaDB", pool("mysql", jdbc, u));
+    }
+
+    /**
+     * database opens the pool of c in DB_POOL_MODE. In the mistaken modes (per-request, none) the
+     * shared pool keeps at most one connection, for health checks only.
+     */
+    private static Database database(String name, HikariConfig c) {
+        String mode = poolMode();
+        if (!Database.SHARED.equals(mode)) {
+            HikariConfig health = new HikariConfig();
+            c.copyStateTo(health);
+            health.setMaximumPoolSize(1);
+            health.setMinimumIdle(0);
+            return new Database(name, new HikariDataSource(health), mode, c);
+        }
+        return new Database(name, new HikariDataSource(c), mode, c);
+    }
+
+    /** poolMode is DB_POOL_MODE: shared (default), or the mistakes per-request and none. */
+    static String poolMode() {
+        String v = System.getenv("DB_POOL_MODE");
+        if (blank(v)) {
+            return Database.SHARED;
+        }
+        v = v.trim();
+        if (v.equals(Database.SHARED) || v.equals(Database.PER_REQUEST) || v.equals(Database.NONE)) {
+            return v;
+        }
+        throw new IllegalArgumentException("DB_POOL_MODE=" + v + ": want shared, per-request or none (the last two are mistakes kept for reproductions)");
     }
 
     /** poolSize is DB_POOL_SIZE (default 20), the maximum connections of each pool. */
