@@ -18,7 +18,7 @@ func init() {
 	})
 }
 
-const importSynopsis = `jmx [--strict] [--out FILE.yaml] PLAN.jmx
+const importSynopsis = `jmx [--strict] [--out FILE.yaml] [-J name=value ...] PLAN.jmx
 
 Writes the scenario of a JMeter 5 test plan to FILE.yaml (default: the plan's
 name with .yaml, in the current folder) and its thread group's load to
@@ -29,6 +29,8 @@ func runImport(st *state, args []string) error {
 	fs := newFlagSet(st, "import", importSynopsis)
 	strict := fs.Bool("strict", false, "refuse the plan (write nothing, exit 1) when an element cannot be translated")
 	out := fs.String("out", "", "write the scenario to `FILE.yaml`")
+	var props stringList
+	fs.Var(&props, "J", "set the property `name=value` of ${__P(name,default)}, as JMeter's -J does (repeatable)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -38,6 +40,14 @@ func runImport(st *state, args []string) error {
 		return usageError{err: errors.New("want: showdown import jmx PLAN.jmx"), hint: hint}
 	}
 	plan := pos[1]
+	properties := map[string]string{}
+	for _, p := range props {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return usageError{err: fmt.Errorf("-J %q: want name=value", p), hint: hint}
+		}
+		properties[name] = value
+	}
 	data, err := os.ReadFile(plan)
 	if err != nil {
 		return fmt.Errorf("cannot read the plan: %w", err)
@@ -45,7 +55,7 @@ func runImport(st *state, args []string) error {
 	if *out == "" {
 		*out = strings.TrimSuffix(filepath.Base(plan), filepath.Ext(plan)) + ".yaml"
 	}
-	res, err := jmx.Import(plan, data, jmx.Options{ScenarioPath: *out})
+	res, err := jmx.Import(plan, data, jmx.Options{ScenarioPath: *out, Properties: properties})
 	if err != nil {
 		return err
 	}

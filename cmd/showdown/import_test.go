@@ -17,10 +17,11 @@ func TestImportJMX(t *testing.T) {
 	plan := "../../internal/jmx/testdata/string.jmx"
 	out := filepath.Join(dir, "string.yaml")
 	st, stdout, stderr := testState(context.Background())
-	if code := run(st, []string{"import", "jmx", "--out", out, plan}); code != exitOK {
+	// -J sets the plan's properties (${__P(threads,100)}, ${__P(loops,10000)}).
+	if code := run(st, []string{"import", "jmx", "--out", out, "-J", "threads=3", "-J", "loops=4", plan}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout.String(), "--users 100 --ramp-up 10s --iterations 10000") {
+	if !strings.Contains(stdout.String(), "--users 3 --ramp-up 10s --iterations 4") {
 		t.Errorf("stdout lacks the attack command: %s", stdout)
 	}
 	for _, f := range []string{out, filepath.Join(dir, "string.load.yaml")} {

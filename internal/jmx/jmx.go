@@ -26,6 +26,9 @@ type Options struct {
 	// are made relative to its folder, and the scenario is checked as if
 	// it were there. Default: the plan's name with .yaml, beside the plan.
 	ScenarioPath string
+	// Properties replace the defaults of ${__P(name,default)}, like
+	// JMeter's -Jname=value: in the load, and as the variables' values.
+	Properties map[string]string
 }
 
 // Result is an imported plan.

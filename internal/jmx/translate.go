@@ -66,6 +66,7 @@ type importer struct {
 	base    string // scheme://host:port of the scenario's base_url
 	outDir  string
 	planDir string
+	props   map[string]string
 }
 
 type varOut struct {
@@ -109,7 +110,7 @@ func Import(filename string, data []byte, opts Options) (*Result, error) {
 	}
 	im := &importer{file: filename, res: &Result{}, reported: map[*element]bool{},
 		varIdx: map[string]int{}, defined: map[string]bool{}, names: map[string]int{},
-		outDir: filepath.Dir(opts.ScenarioPath), planDir: filepath.Dir(filename)}
+		outDir: filepath.Dir(opts.ScenarioPath), planDir: filepath.Dir(filename), props: opts.Properties}
 	plan := top[0]
 	im.collectNames(plan)
 	for _, a := range arguments(prop(plan.n, "TestPlan.user_defined_variables")) {
@@ -252,6 +253,9 @@ func (im *importer) addVar(el *element, name, value, from string) {
 // property registers ${__P(name,default)} as a variable with a default.
 func (im *importer) property(name, def string) string {
 	id := ident(name)
+	if v, ok := im.props[name]; ok {
+		def = v
+	}
 	if _, ok := im.varIdx[id]; !ok {
 		im.varIdx[id] = len(im.vars)
 		im.vars = append(im.vars, varOut{name: id, value: def, from: "property " + name + " (-J" + name + "=...; here --var " + id + "=...)"})
@@ -405,6 +409,11 @@ func (im *importer) literal(el *element, s string) (val, from string, ok bool) {
 			def := ""
 			if len(a) > 1 {
 				def = a[1]
+			}
+			if v, ok := im.props[a[0]]; ok {
+				b.WriteString(v)
+				froms = append(froms, fmt.Sprintf("property %s (set to %q)", a[0], v))
+				continue
 			}
 			b.WriteString(def)
 			froms = append(froms, fmt.Sprintf("property %s (default %q)", a[0], def))
