@@ -750,12 +750,7 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 		if v := el.str(key); v != "" {
 			return v
 		}
-		for i := len(sc.defaults) - 1; i >= 0; i-- {
-			if v := sc.defaults[i].str(key); v != "" {
-				return v
-			}
-		}
-		return ""
+		return defaultSetting(sc, key)
 	}
 	path := el.str("HTTPSampler.path")
 	var origin string
@@ -791,6 +786,19 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 	}
 	if im.base == "" {
 		im.base = origin
+		// The base URL is the defaults' server when they name one.
+		proto, _, ok1 := im.literal(el, defaultSetting(sc, "HTTPSampler.protocol"))
+		host, _, ok2 := im.literal(el, defaultSetting(sc, "HTTPSampler.domain"))
+		port, _, ok3 := im.literal(el, defaultSetting(sc, "HTTPSampler.port"))
+		if ok1 && ok2 && ok3 && host != "" {
+			if proto == "" {
+				proto = "http"
+			}
+			im.base = strings.ToLower(proto) + "://" + host
+			if port != "" && !(proto == "http" && port == "80" || proto == "https" && port == "443") {
+				im.base += ":" + port
+			}
+		}
 	}
 	p, ok := im.tmpl(el, path)
 	if !ok {
@@ -887,6 +895,16 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 		im.names[st.name] = 1
 	}
 	return st
+}
+
+// defaultSetting is key in the innermost HTTP Request Defaults that set it.
+func defaultSetting(sc scope, key string) string {
+	for i := len(sc.defaults) - 1; i >= 0; i-- {
+		if v := sc.defaults[i].str(key); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // encodeLiteral URL-encodes the text outside {{...}} templates.
