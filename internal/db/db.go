@@ -13,6 +13,15 @@
 // MariaDB with innodb_flush_log_at_trx_commit=2, no doublewrite buffer and no
 // binary log. Every stack meets the same settings.
 //
+// Logins: every server gets passwords made for it alone. The service's
+// login (URL, DSN) is no superuser and has no FILE privilege: it may read
+// and write the workloads' tables in database showdown and nothing else;
+// the harness's own administrator login (PostgreSQL's postgres, MariaDB's
+// root) never leaves this package. MariaDB runs with local_infile off
+// (Prepare turns it on only for its own bulk load) and secure_file_priv
+// confined to an empty folder. The private directory, the data folder and
+// the sockets are 0700 and owned by the server's user.
+//
 // Binaries: PostgreSQL from $SHOWDOWN_PG_BIN, else the newest
 // /usr/lib/postgresql/*/bin, else PATH; MariaDB's mariadbd (or mysqld) and
 // mariadb-install-db from PATH, else /usr/sbin and /usr/bin. A missing one is
@@ -53,6 +62,8 @@ type options struct {
 	parent       string
 	startTimeout time.Duration
 	settings     []setting
+	// statementStats loads pg_stat_statements (see WithStatementStats).
+	statementStats bool
 }
 
 type setting struct{ name, value string }
@@ -103,6 +114,15 @@ func WithStartTimeout(d time.Duration) Option {
 // ones and showdown's own.
 func WithSetting(name, value string) Option {
 	return func(o *options) { o.settings = append(o.settings, setting{name, value}) }
+}
+
+// WithStatementStats makes PostgreSQL count every statement the service
+// runs (pg_stat_statements, read by Statements), as the contract suite
+// needs to tell a service that queries from one that caches. Measured runs
+// leave it off: counting costs the database CPU. MariaDB counts its
+// statements without it.
+func WithStatementStats() Option {
+	return func(o *options) { o.statementStats = true }
 }
 
 // Servers groups the servers a set of workloads needs; nil for one not started.

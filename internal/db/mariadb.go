@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,8 +15,13 @@ import (
 
 // MariaDB is a private MariaDB server in a temporary directory on a free loopback port.
 type MariaDB struct {
-	s *server
+	s        *server
+	password string // the service user's, new for every server
+	root     string // root's password, new for every server
 }
+
+// myAdmin is MariaDB's administrator, which only the harness uses.
+const myAdmin = "root"
 
 // mariadbDirs is where Debian installs MariaDB's server and its install script.
 var mariadbDirs = []string{"/usr/sbin", "/usr/bin"}
@@ -39,10 +45,10 @@ func mariadbBins() (server, install string, err error) {
 	return server, install, nil
 }
 
-// myConfig is the go-sql-driver configuration for the showdown user.
-func myConfig(port int) *mysql.Config {
+// myConfig is the go-sql-driver configuration for user with password.
+func myConfig(port int, user, password string) *mysql.Config {
 	c := mysql.NewConfig()
-	c.User, c.Passwd = dbUser, dbPassword
+	c.User, c.Passwd = user, password
 	c.Net, c.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(port)
 	c.DBName = dbName
 	c.AllowNativePasswords = true
@@ -52,9 +58,12 @@ func myConfig(port int) *mysql.Config {
 
 // StartMariaDB initialises a MariaDB data directory in a new temporary
 // directory, starts the server on a free loopback port (as the mysql user
-// when running as root) with user showdown@127.0.0.1 (password showdown)
-// owning database showdown, and waits until it answers. On any error,
-// nothing is left behind. The caller must Stop it.
+// when running as root) and waits until it answers. Every login needs a
+// password made for this server: root (the harness's own, for Prepare;
+// only from localhost and 127.0.0.1) and the service's user showdown, which
+// may only read and write the rows of database showdown's tables (SELECT,
+// INSERT, UPDATE, DELETE; no FILE, no DDL). On any error, nothing is left
+// behind. The caller must Stop it.
 func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	bin, install, err := mariadbBins()
 	if err != nil {
@@ -68,6 +77,12 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	s := &server{engine: "MariaDB", o: o, cred: cred, stopSig: syscall.SIGTERM,
 		bindFail: []string{"Address already in use", "Can't start server: Bind on TCP/IP port"}}
 	m := &MariaDB{s: s}
+	if m.password, err = secret(); err != nil {
+		return nil, err
+	}
+	if m.root, err = secret(); err != nil {
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -77,14 +92,28 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	if err := s.makeDir("showdown-mariadb-"); err != nil {
 		return nil, err
 	}
+	// root keeps localhost (the socket) and 127.0.0.1, both with a
+	// password; its other hosts (::1, the machine's name) go.
 	extra, err := s.writeFile("init.sql", fmt.Sprintf(
 		"FLUSH PRIVILEGES;\n"+
+			"DELETE FROM mysql.global_priv WHERE User = '%[4]s' AND Host NOT IN ('localhost', '127.0.0.1');\n"+
+			"FLUSH PRIVILEGES;\n"+
+			"ALTER USER '%[4]s'@'localhost' IDENTIFIED BY '%[5]s';\n"+
+			"ALTER USER '%[4]s'@'127.0.0.1' IDENTIFIED BY '%[5]s';\n"+
 			"CREATE DATABASE %[1]s CHARACTER SET utf8mb4;\n"+
 			"CREATE USER '%[2]s'@'127.0.0.1' IDENTIFIED BY '%[3]s';\n"+
 			"CREATE USER '%[2]s'@'localhost' IDENTIFIED BY '%[3]s';\n"+
-			"GRANT ALL ON %[1]s.* TO '%[2]s'@'127.0.0.1';\n"+
-			"GRANT ALL ON %[1]s.* TO '%[2]s'@'localhost';\n", dbName, dbUser, dbPassword))
+			"GRANT SELECT, INSERT, UPDATE, DELETE ON %[1]s.* TO '%[2]s'@'127.0.0.1';\n"+
+			"GRANT SELECT, INSERT, UPDATE, DELETE ON %[1]s.* TO '%[2]s'@'localhost';\n",
+		dbName, dbUser, m.password, myAdmin, m.root))
 	if err != nil {
+		return nil, err
+	}
+	files := filepath.Join(s.dir, "files") // secure_file_priv: empty, the server's alone
+	if err := os.Mkdir(files, 0o700); err != nil {
+		return nil, fmt.Errorf("MariaDB: %w", err)
+	}
+	if err := s.own(files); err != nil {
 		return nil, err
 	}
 	data := filepath.Join(s.dir, "data")
@@ -92,19 +121,27 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	args := append(append([]string{}, common...), "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve", "--extra-file="+extra,
 		"--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0")
-	if err := s.run(ctx, install, args...); err != nil {
+	err = s.run(ctx, install, args...)
+	os.Remove(extra) // it holds the passwords
+	if err != nil {
 		return nil, err
 	}
+	if err := os.Chmod(data, 0o700); err != nil {
+		return nil, fmt.Errorf("MariaDB: %w", err)
+	}
+	socket := filepath.Join(s.dir, "mysqld.sock")
+	s.sockets = []string{socket}
 	s.command = func(port int) (string, []string) {
 		args := append(append([]string{}, common...),
 			"--port="+strconv.Itoa(port),
 			"--bind-address=127.0.0.1",
-			"--socket="+filepath.Join(s.dir, "mysqld.sock"),
+			"--socket="+socket,
 			"--pid-file="+filepath.Join(s.dir, "mariadbd.pid"),
 			"--tmpdir="+s.dir,
 			"--skip-name-resolve",
 			"--skip-log-bin",
-			"--local-infile=1",
+			"--local-infile=0",
+			"--secure-file-priv="+files,
 			"--innodb-flush-log-at-trx-commit=2",
 			"--innodb-doublewrite=0",
 		)
@@ -117,7 +154,7 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 		return bin, args
 	}
 	s.ready = func(ctx context.Context, port int) error {
-		db, err := openMySQL(port)
+		db, err := m.openAdmin(port)
 		if err != nil {
 			return err
 		}
@@ -131,9 +168,9 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	return m, nil
 }
 
-// openMySQL opens a one-connection pool as the showdown user.
-func openMySQL(port int) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(myConfig(port))
+// openMySQL opens a one-connection pool with config c.
+func openMySQL(c *mysql.Config) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(c)
 	if err != nil {
 		return nil, err
 	}
@@ -142,15 +179,23 @@ func openMySQL(port int) (*sql.DB, error) {
 	return db, nil
 }
 
-// URL is the server's connection URL, "mysql://showdown:showdown@127.0.0.1:PORT/showdown".
-func (m *MariaDB) URL() string {
-	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", dbUser, dbPassword, m.s.getPort(), dbName)
+// openAdmin opens a one-connection pool as root on database showdown, for
+// the harness only.
+func (m *MariaDB) openAdmin(port int) (*sql.DB, error) {
+	return openMySQL(myConfig(port, myAdmin, m.root))
 }
 
-// DSN is the same address in go-sql-driver/mysql's form,
-// "showdown:showdown@tcp(127.0.0.1:PORT)/showdown".
+// URL is the service's connection URL,
+// "mysql://showdown:PASSWORD@127.0.0.1:PORT/showdown", with a password made
+// for this server.
+func (m *MariaDB) URL() string {
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", dbUser, m.password, m.s.getPort(), dbName)
+}
+
+// DSN is the same login in go-sql-driver/mysql's form,
+// "showdown:PASSWORD@tcp(127.0.0.1:PORT)/showdown".
 func (m *MariaDB) DSN() string {
-	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", dbUser, dbPassword, m.s.getPort(), dbName)
+	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", dbUser, m.password, m.s.getPort(), dbName)
 }
 
 // Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.

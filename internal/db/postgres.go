@@ -16,14 +16,18 @@ import (
 
 // Postgres is a private PostgreSQL 15 server in a temporary directory on a free loopback port.
 type Postgres struct {
-	s *server
+	s        *server
+	password string // the service role's, new for every server
+	admin    string // the superuser's password, new for every server
+	stats    bool   // pg_stat_statements is loaded (WithStatementStats)
 }
 
-// dbUser, dbPassword and dbName are the credentials and database every URL carries, on both servers.
+// dbUser and dbName are the service's login and database on both servers;
+// pgAdmin is PostgreSQL's superuser, which only the harness uses.
 const (
-	dbUser     = "showdown"
-	dbPassword = "showdown"
-	dbName     = "showdown"
+	dbUser  = "showdown"
+	dbName  = "showdown"
+	pgAdmin = "postgres"
 )
 
 // pgLibGlob is where Debian installs PostgreSQL's server binaries.
@@ -72,8 +76,12 @@ func postgresBin() (string, error) {
 
 // StartPostgres initialises a PostgreSQL cluster in a new temporary
 // directory, starts it on a free loopback port (as the postgres user when
-// running as root), creates the showdown role and database, and waits until
-// it answers. On any error, nothing is left behind. The caller must Stop it.
+// running as root) and waits until it answers. Every login needs a password
+// made for this server: the superuser postgres (the harness's own, for
+// Prepare, Reset and Audit) and the service's role showdown, which is no
+// superuser, may only connect to database showdown and will own only the
+// tables Prepare creates. On any error, nothing is left behind. The caller
+// must Stop it.
 func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	bin, err := postgresBin()
 	if err != nil {
@@ -89,7 +97,13 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	}
 	s := &server{engine: "PostgreSQL", o: o, cred: cred, stopSig: syscall.SIGINT,
 		bindFail: []string{"could not bind", "Address already in use", "could not create any TCP/IP sockets"}}
-	p := &Postgres{s: s}
+	p := &Postgres{s: s, stats: o.statementStats}
+	if p.password, err = secret(); err != nil {
+		return nil, err
+	}
+	if p.admin, err = secret(); err != nil {
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -99,24 +113,31 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	if err := s.makeDir("showdown-pg-"); err != nil {
 		return nil, err
 	}
-	pw, err := s.writeFile("pwfile", dbPassword+"\n")
+	pw, err := s.writeFile("pwfile", p.admin+"\n")
 	if err != nil {
 		return nil, err
 	}
 	data := filepath.Join(s.dir, "data")
-	if err := s.run(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", dbUser, "--pwfile="+pw,
-		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C",
-		"--no-sync", "--no-instructions"); err != nil {
+	err = s.run(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", pgAdmin, "--pwfile="+pw,
+		"--auth-host=scram-sha-256", "--auth-local=scram-sha-256", "-E", "UTF8", "--locale=C",
+		"--no-sync", "--no-instructions")
+	os.Remove(pw)
+	if err != nil {
 		return nil, err
 	}
 	s.command = func(port int) (string, []string) {
 		args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", s.dir,
 			"-c", "listen_addresses=127.0.0.1",
+			"-c", "unix_socket_permissions=0700",
 			"-c", "max_connections=" + strconv.Itoa(o.maxConns),
 			"-c", "fsync=off",
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
 			"-c", "logging_collector=off",
+		}
+		if o.statementStats {
+			args = append(args, "-c", "shared_preload_libraries=pg_stat_statements",
+				"-c", "pg_stat_statements.track=top")
 		}
 		for _, st := range o.settings {
 			args = append(args, "-c", st.name+"="+st.value)
@@ -124,7 +145,7 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 		return filepath.Join(bin, "postgres"), args
 	}
 	s.ready = func(ctx context.Context, port int) error {
-		c, err := pgx.Connect(ctx, pgURL(port, "postgres"))
+		c, err := pgx.Connect(ctx, p.adminURL(port, "postgres"))
 		if err != nil {
 			return err
 		}
@@ -134,25 +155,66 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	if err := s.startFresh(ctx); err != nil {
 		return nil, err
 	}
-	c, err := pgx.Connect(ctx, pgURL(s.getPort(), "postgres"))
-	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL: connect: %w", err)
-	}
-	_, err = c.Exec(ctx, "CREATE DATABASE "+dbName)
-	c.Close(context.Background())
-	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL: create database: %w", err)
+	if err := p.createRole(ctx); err != nil {
+		return nil, err
 	}
 	ok = true
 	return p, nil
 }
 
-func pgURL(port int, database string) string {
-	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", dbUser, dbPassword, port, database)
+// createRole creates the service's role and database: the role may log in
+// to database showdown and use its schema public, and nothing else (no
+// superuser, no CREATE in the schema, no other database); the superuser
+// keeps the database, Prepare gives the role its tables.
+func (p *Postgres) createRole(ctx context.Context) error {
+	port := p.s.getPort()
+	steps := []struct {
+		database string
+		stmts    []string
+	}{
+		{"postgres", []string{
+			"CREATE ROLE " + dbUser + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '" + p.password + "'",
+			"CREATE DATABASE " + dbName,
+			"REVOKE ALL ON DATABASE " + dbName + " FROM PUBLIC",
+			"GRANT CONNECT ON DATABASE " + dbName + " TO " + dbUser,
+			"REVOKE ALL ON DATABASE postgres FROM PUBLIC",
+			"REVOKE ALL ON DATABASE template1 FROM PUBLIC",
+		}},
+		{dbName, []string{
+			"REVOKE ALL ON SCHEMA public FROM PUBLIC",
+			"GRANT USAGE ON SCHEMA public TO " + dbUser,
+		}},
+	}
+	if p.stats {
+		steps[1].stmts = append(steps[1].stmts, "CREATE EXTENSION pg_stat_statements")
+	}
+	for _, st := range steps {
+		c, err := pgx.Connect(ctx, p.adminURL(port, st.database))
+		if err != nil {
+			return fmt.Errorf("PostgreSQL: connect as %s: %w", pgAdmin, err)
+		}
+		for _, q := range st.stmts {
+			if _, err := c.Exec(ctx, q); err != nil {
+				c.Close(context.Background())
+				return fmt.Errorf("PostgreSQL: %s: %w", strings.Replace(q, p.password, "***", 1), err)
+			}
+		}
+		c.Close(context.Background())
+	}
+	return nil
 }
 
-// URL is the server's connection URL, "postgres://showdown:showdown@127.0.0.1:PORT/showdown?sslmode=disable".
-func (p *Postgres) URL() string { return pgURL(p.s.getPort(), dbName) }
+// adminURL is the superuser's URL for database, for the harness only.
+func (p *Postgres) adminURL(port int, database string) string {
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", pgAdmin, p.admin, port, database)
+}
+
+// URL is the service's connection URL,
+// "postgres://showdown:PASSWORD@127.0.0.1:PORT/showdown?sslmode=disable",
+// with a password made for this server.
+func (p *Postgres) URL() string {
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", dbUser, p.password, p.s.getPort(), dbName)
+}
 
 // Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.
 func (p *Postgres) Port() int { return p.s.getPort() }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -47,8 +48,8 @@ type conn interface {
 	close()
 }
 
-// connect opens a connection to the database workload w needs; ok is
-// false for a workload without a database.
+// connect opens a connection to the database workload w needs, as the
+// server's administrator; ok is false for a workload without a database.
 func connect(ctx context.Context, w string, s Servers) (c conn, ok bool, err error) {
 	if !slices.Contains(workloads.Names, w) {
 		return nil, false, fmt.Errorf("unknown workload %q (known: %s)", w, strings.Join(workloads.Names, ", "))
@@ -58,7 +59,7 @@ func connect(ctx context.Context, w string, s Servers) (c conn, ok bool, err err
 		if s.Postgres == nil {
 			return nil, false, fmt.Errorf("workload %s needs PostgreSQL, which is not started", w)
 		}
-		pc, err := pgx.Connect(ctx, s.Postgres.URL())
+		pc, err := pgx.Connect(ctx, s.Postgres.adminURL(s.Postgres.Port(), dbName))
 		if err != nil {
 			return nil, false, fmt.Errorf("workload %s: connect to PostgreSQL: %w", w, err)
 		}
@@ -67,7 +68,7 @@ func connect(ctx context.Context, w string, s Servers) (c conn, ok bool, err err
 		if s.MariaDB == nil {
 			return nil, false, fmt.Errorf("workload %s needs MariaDB, which is not started", w)
 		}
-		db, err := openMySQL(s.MariaDB.Port())
+		db, err := s.MariaDB.openAdmin(s.MariaDB.Port())
 		if err != nil {
 			return nil, false, err
 		}
@@ -261,6 +262,15 @@ func Prepare(ctx context.Context, workload string, s Servers, opts PrepareOption
 	if err := execFile(ctx, c, workload, "schema.sql", schema); err != nil {
 		return nil, err
 	}
+	if _, isPG := c.(pgConn); isPG {
+		// The service's role owns its workload's tables (and with them
+		// their sequences and indexes), and nothing else.
+		for _, t := range tablesOf(schema) {
+			if err := c.exec(ctx, "ALTER TABLE "+t+" OWNER TO "+dbUser); err != nil {
+				return nil, fmt.Errorf("workload %s: give table %s to %s: %w", workload, t, dbUser, err)
+			}
+		}
+	}
 	p := &Prepared{}
 	if workload == "sku" {
 		if opts.SKURows <= 0 {
@@ -312,7 +322,19 @@ var loadSeq atomic.Int64
 // DATA holds the table's AUTO-INC lock to its end, so parallel streams run
 // one after the other; the interleaved mode lets them overlap but spent 50%
 // more CPU on latch contention for about 10% less time on two cores.
+//
+// The server runs with local_infile off; it is on only while this load
+// runs, and off again whatever happens.
 func loadSKU(ctx context.Context, c myConn, seed int64, n int) error {
+	if err := c.exec(ctx, "SET GLOBAL local_infile = 1"); err != nil {
+		return fmt.Errorf("sku: allow the bulk load: %w", err)
+	}
+	defer func() {
+		// A fresh context: the load's may be the one that ended.
+		off, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.exec(off, "SET GLOBAL local_infile = 0")
+	}()
 	for _, st := range loadSession {
 		if err := c.exec(ctx, st); err != nil {
 			return fmt.Errorf("sku: %s: %w", st, err)

@@ -3,6 +3,8 @@ package db
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,7 @@ type server struct {
 	command  func(port int) (string, []string) // binary and arguments for a port
 	ready    func(ctx context.Context, port int) error
 	bindFail []string // log fragments that mean the port was taken
+	sockets  []string // Unix sockets the server creates, made 0700 once it answers
 
 	mu      sync.Mutex
 	port    int
@@ -68,14 +71,32 @@ func runAs(name string) (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
 }
 
-// makeDir creates the private directory under parent, owned by cred's user.
+// privatePrefixes name the private directories of both engines.
+var privatePrefixes = []string{"showdown-pg-", "showdown-mariadb-"}
+
+// ownerFile, inside a private directory, names the process that made it:
+// "PID START", START being field 22 of /proc/PID/stat.
+const ownerFile = "owner"
+
+// makeDir removes what crashed runs left under parent (removeStale), then
+// creates the private directory there, owned by cred's user, and records
+// this process as its owner.
 func (s *server) makeDir(prefix string) error {
+	for _, d := range removeStale(s.o.parent) {
+		if s.o.log != nil {
+			fmt.Fprintf(s.o.log, "showdown: removed %s, left behind by a run that is gone\n", d)
+		}
+	}
 	dir, err := os.MkdirTemp(s.o.parent, prefix)
 	if err != nil {
 		return fmt.Errorf("%s: create directory: %w", s.engine, err)
 	}
 	s.dir = dir
 	s.logPath = filepath.Join(dir, "server.log")
+	start, _ := startTime(os.Getpid())
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(fmt.Sprintf("%d %s\n", os.Getpid(), start)), 0o600); err != nil {
+		return fmt.Errorf("%s: %w", s.engine, err)
+	}
 	if err := s.own(dir); err != nil {
 		return err
 	}
@@ -93,6 +114,52 @@ func (s *server) makeDir(prefix string) error {
 		}
 	}
 	return nil
+}
+
+// removeStale removes the private directories under parent whose owner
+// process is gone (a run that crashed or was killed: its servers died with
+// it, its directory stayed) and returns them. It keeps a directory whose
+// owner lives, one with no owner file (being made right now, or by an
+// older showdown) and one that a running process still names.
+func removeStale(parent string) []string {
+	var removed []string
+	for _, prefix := range privatePrefixes {
+		dirs, _ := filepath.Glob(filepath.Join(parent, prefix+"*"))
+		for _, d := range dirs {
+			b, err := os.ReadFile(filepath.Join(d, ownerFile))
+			if err != nil {
+				continue
+			}
+			var owner proc
+			if n, _ := fmt.Sscanf(string(b), "%d %s", &owner.pid, &owner.start); n != 2 || owner.pid <= 0 || owner.alive() {
+				continue
+			}
+			if len(processesNaming(d+string(filepath.Separator))) > 0 {
+				continue
+			}
+			if os.RemoveAll(d) == nil {
+				removed = append(removed, d)
+			}
+		}
+	}
+	return removed
+}
+
+// processesNaming lists the pids whose command line contains s.
+func processesNaming(s string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // traversable reports whether the user of cred may pass through directory st.
@@ -251,6 +318,16 @@ func (p proc) kill() {
 	}
 }
 
+// secret returns a new random password: 24 characters of the URL-safe
+// base64 alphabet, so it needs no quoting in a URL, a DSN or SQL.
+func secret() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make a password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
 // freePort returns a loopback TCP port nobody listens on right now.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -305,7 +382,7 @@ func (s *server) up(ctx context.Context) error {
 		return nil // already up
 	}
 	port := s.port
-	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.mu.Unlock()
 		return fmt.Errorf("%s: open log: %w", s.engine, err)
@@ -340,6 +417,12 @@ func (s *server) up(ctx context.Context) error {
 	if err := s.waitReady(ctx, port, done); err != nil {
 		_ = s.down()
 		return err
+	}
+	for _, sock := range s.sockets {
+		if err := os.Chmod(sock, 0o700); err != nil {
+			_ = s.down()
+			return fmt.Errorf("%s: socket: %w", s.engine, err)
+		}
 	}
 	hook("ready", cmd.Process.Pid)
 	return nil
@@ -387,6 +470,11 @@ func (s *server) down() error {
 		return nil
 	}
 	pid := cmd.Process.Pid
+	// A paused server (Pause) handles no signal but SIGKILL until thawed.
+	_ = syscall.Kill(pid, syscall.SIGCONT)
+	for _, k := range children(pid) {
+		_ = syscall.Kill(k.pid, syscall.SIGCONT)
+	}
 	_ = syscall.Kill(pid, s.stopSig)
 	var err error
 	select {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +139,18 @@ func openURL(url string) (*sql.DB, error) {
 	return sql.Open("mysql", c.FormatDSN())
 }
 
+// adminURL is the administrator's URL of a server (postgres or root), in
+// the form the engine's exec and value take.
+func adminURL(i instance) string {
+	switch s := i.(type) {
+	case *Postgres:
+		return s.adminURL(s.Port(), dbName)
+	case *MariaDB:
+		return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", myAdmin, s.root, s.Port(), dbName)
+	}
+	panic(fmt.Sprintf("adminURL: %T", i))
+}
+
 // gone reports whether neither pid nor its process group exists any more.
 func gone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) && errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH)
@@ -153,21 +167,10 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
-// processesMentioning lists the pids whose command line contains s.
+// processesMentioning lists the pids other than this test's whose command
+// line contains s.
 func processesMentioning(s string) []int {
-	var pids []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), s) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return slices.DeleteFunc(processesNaming(s), func(pid int) bool { return pid == os.Getpid() })
 }
 
 // parentDir makes a parent directory the database users can traverse.
@@ -213,13 +216,14 @@ func TestLifecycle(t *testing.T) {
 			if pid <= 0 || gone(pid) {
 				t.Fatalf("PID() = %d, want a live process", pid)
 			}
-			if !strings.Contains(s.URL(), "showdown:showdown@127.0.0.1:"+strconv.Itoa(port)+"/showdown") {
-				t.Errorf("URL() = %s, want credentials, port %d and database showdown", s.URL(), port)
+			if !regexp.MustCompile(`://showdown:[A-Za-z0-9_-]{24}@127\.0\.0\.1:` + strconv.Itoa(port) + `/showdown\b`).MatchString(s.URL()) {
+				t.Errorf("URL() = %s, want user showdown, a 24-character password, port %d and database showdown", s.URL(), port)
 			}
-			if err := e.exec(ctx, s.URL(), "CREATE TABLE kept (v int)"); err != nil {
+			admin := adminURL(s)
+			if err := e.exec(ctx, admin, "CREATE TABLE kept (v int)"); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.exec(ctx, s.URL(), "INSERT INTO kept VALUES (7)"); err != nil {
+			if err := e.exec(ctx, admin, "INSERT INTO kept VALUES (7)"); err != nil {
 				t.Fatal(err)
 			}
 
@@ -251,7 +255,7 @@ func TestLifecycle(t *testing.T) {
 			if s.Port() != port {
 				t.Errorf("port after Up = %d, want %d", s.Port(), port)
 			}
-			if v, err := e.value(ctx, s.URL(), "SELECT v FROM kept"); err != nil || v != "7" {
+			if v, err := e.value(ctx, admin, "SELECT v FROM kept"); err != nil || v != "7" {
 				t.Errorf("after Up: SELECT v = %q, %v; want 7", v, err)
 			}
 
@@ -261,7 +265,7 @@ func TestLifecycle(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitGone(t, old)
-			if v, err := e.value(ctx, s.URL(), "SELECT v FROM kept"); err != nil || v != "7" {
+			if v, err := e.value(ctx, admin, "SELECT v FROM kept"); err != nil || v != "7" {
 				t.Errorf("after Restart: SELECT v = %q, %v; want 7", v, err)
 			}
 
@@ -281,7 +285,7 @@ func TestLifecycle(t *testing.T) {
 			if err := s.Up(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if v, err := e.value(ctx, s.URL(), "SELECT v FROM kept"); err != nil || v != "7" {
+			if v, err := e.value(ctx, admin, "SELECT v FROM kept"); err != nil || v != "7" {
 				t.Errorf("after a crash and Up: SELECT v = %q, %v; want 7", v, err)
 			}
 
@@ -495,5 +499,42 @@ func TestParentDies(t *testing.T) {
 	}
 	if p := processesMentioning(parent); len(p) > 0 {
 		t.Errorf("processes %v outlived their parent", p)
+	}
+
+	// The next start removes what the dead run left, and only that: not a
+	// directory whose owner lives, nor one with no owner recorded.
+	left, _ := filepath.Glob(filepath.Join(parent, "showdown-*"))
+	if len(left) != 2 {
+		t.Fatalf("the killed run left %v, want its two directories", left)
+	}
+	living := filepath.Join(parent, "showdown-pg-living")
+	unknown := filepath.Join(parent, "showdown-mariadb-unknown")
+	for _, d := range []string{living, unknown} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start, _ := startTime(os.Getpid())
+	if err := os.WriteFile(filepath.Join(living, ownerFile), []byte(fmt.Sprintf("%d %s\n", os.Getpid(), start)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	pg, err := StartPostgres(context.Background(), WithDir(parent), WithLog(&log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Stop()
+	for _, d := range left {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s of the killed run is still there (%v)", d, err)
+		}
+		if !strings.Contains(log.String(), "removed "+d) {
+			t.Errorf("the log does not say %s was removed", d)
+		}
+	}
+	for _, d := range []string{living, unknown, pg.Dir()} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
 	}
 }

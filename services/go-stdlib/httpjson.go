@@ -58,10 +58,11 @@ func writeFailure(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &ae):
 		writeError(w, ae.status, ae.msg)
 	case dbUnavailable(err):
-		writeError(w, http.StatusServiceUnavailable, "database unavailable: "+err.Error())
+		// The driver's text (addresses, user and database names) stays out of the answer.
+		writeError(w, http.StatusServiceUnavailable, "database unavailable")
 	default:
 		errorLog.Error("internal error", "method", r.Method, "path", r.URL.Path, "error", err.Error())
-		writeError(w, http.StatusInternalServerError, "internal error: "+err.Error())
+		writeError(w, http.StatusInternalServerError, "internal error (a bug in the service; see its log)")
 	}
 }
 

@@ -232,12 +232,14 @@ func health(pg *postgres, my *mysqlDB) apiHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if pg != nil {
 			if err := pg.ping(r.Context(), pingTimeout); err != nil {
-				return &apiError{http.StatusServiceUnavailable, "postgres: " + err.Error()}
+				errorLog.Warn("health: postgres ping failed", "error", err.Error())
+				return &apiError{http.StatusServiceUnavailable, "postgres unavailable"} // the driver's text only in the log
 			}
 		}
 		if my != nil {
 			if err := my.ping(r.Context(), pingTimeout); err != nil {
-				return &apiError{http.StatusServiceUnavailable, "mysql: " + err.Error()}
+				errorLog.Warn("health: mysql ping failed", "error", err.Error())
+				return &apiError{http.StatusServiceUnavailable, "mysql unavailable"} // the driver's text only in the log
 			}
 		}
 		writeJSON(w, http.StatusOK, healthBody{"ok"})

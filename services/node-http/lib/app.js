@@ -40,7 +40,8 @@ function createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog }) {
     try {
       await Promise.all(pings);
     } catch (err) {
-      throw new HttpError(503, err.message);
+      errorLog.warn({ error: err.message }, 'health: database ping failed');
+      throw new HttpError(503, 'database unavailable'); // the driver's text only in the log
     }
     return { status: 200, body: '{"status":"ok"}' };
   }

@@ -95,7 +95,8 @@ function isUnavailable(err) {
  */
 function asHttpError(err) {
   if (err instanceof HttpError) return err;
-  if (isUnavailable(err)) return new HttpError(503, `database unavailable: ${err.message || err.code}`);
+  // The driver's text (addresses, user and database names, SQL) stays out of the answer.
+  if (isUnavailable(err)) return new HttpError(503, 'database unavailable');
   return err;
 }
 
