@@ -78,6 +78,7 @@ def serve(cfg: Config, sock: socket.socket) -> None:
             lifespan="on",  # pools open at startup and close at shutdown, per worker
             access_log=False,  # LOG_REQUESTS decides request logs, in JSON, on stdout
             server_header=False,
+            proxy_headers=False,  # no proxy in front: skip X-Forwarded-* handling per request
             timeout_keep_alive=120,  # like go-stdlib's IdleTimeout: load tools keep connections
             timeout_graceful_shutdown=7,  # requests in flight at SIGTERM get 7 s
             log_level="info",

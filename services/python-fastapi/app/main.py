@@ -53,7 +53,7 @@ def create_app(cfg: Config):
     app.state.pg = pg
     app.state.my = my
     for module in (strings, bank, users, sku):
-        app.include_router(module.router)
+        module.register(app)
 
     @app.get("/health")
     async def health(request: Request) -> Response:

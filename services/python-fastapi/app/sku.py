@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from app.httpjson import MAX_ID, ApiError, json_response, path_int
@@ -15,10 +15,6 @@ SQL_GET_SKU = "SELECT id, mem_id, mem_code, sku_id, sku_code, item, sku_name, sk
 COLUMNS = ("id", "mem_id", "mem_code", "sku_id", "sku_code", "item", "sku_name", "sku_abbr")
 SKU_NOT_FOUND = ApiError(404, "sku not found")
 
-router = APIRouter()
-
-
-@router.get("/sku/{sku_id}")
 async def get_sku(request: Request) -> Response:
     sku_id = path_int(request, "sku_id", 1, MAX_ID)
     async with request.app.state.my.statement(SQL_GET_SKU) as stmt:
@@ -26,3 +22,9 @@ async def get_sku(request: Request) -> Response:
     if not result.rows:
         raise SKU_NOT_FOUND
     return json_response(dict(zip(COLUMNS, result.rows[0])))
+
+
+def register(app: FastAPI) -> None:
+    """register adds the workload's routes to app itself (an APIRouter
+    included in the app adds a layer of route matching per request)."""
+    app.get("/sku/{sku_id}")(get_sku)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from app.httpjson import MAX_ID, ApiError, bad_request, get_str, json_response, path_int, read_object
@@ -14,9 +14,6 @@ SQL_GET_USER = "SELECT id, email FROM users WHERE id = $1"
 MAX_STRING = 255  # email and password length in code points (varchar(255))
 USER_NOT_FOUND = ApiError(404, "user not found")
 
-router = APIRouter()
-
-
 def bounded(obj: dict, name: str) -> str:
     s = get_str(obj, name)
     if len(s) > MAX_STRING:  # len counts code points
@@ -24,7 +21,6 @@ def bounded(obj: dict, name: str) -> str:
     return s
 
 
-@router.post("/user")
 async def create_user(request: Request) -> Response:
     obj = await read_object(request)
     email = bounded(obj, "email")
@@ -36,7 +32,6 @@ async def create_user(request: Request) -> Response:
     return json_response({"id": user_id, "message": "User created"}, 201, {"Location": f"/user/{user_id}"})
 
 
-@router.get("/user/{id}")
 async def get_user(request: Request) -> Response:
     user_id = path_int(request, "id", 1, MAX_ID)
     async with request.app.state.pg.connection() as conn:
@@ -44,3 +39,10 @@ async def get_user(request: Request) -> Response:
     if row is None:
         raise USER_NOT_FOUND
     return json_response({"id": row[0], "email": row[1]})
+
+
+def register(app: FastAPI) -> None:
+    """register adds the workload's routes to app itself (an APIRouter
+    included in the app adds a layer of route matching per request)."""
+    app.post("/user")(create_user)
+    app.get("/user/{id}")(get_user)
