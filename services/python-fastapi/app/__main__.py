@@ -10,6 +10,7 @@ of being refused; and it needs a health-check thread in every worker.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -84,6 +85,9 @@ def serve(cfg: Config, sock: socket.socket) -> None:
             log_level="info",
         )
     )
+    # Everything made so far lives as long as the process: out of the
+    # collector's generations, full collections never traverse it.
+    gc.freeze()
     server.run(sockets=[sock])
     if not server.started:
         raise SystemExit(3)
@@ -98,6 +102,11 @@ def supervise(cfg: Config, sock: socket.socket) -> int:
     metrics_dir = tempfile.mkdtemp(prefix="python-fastapi-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     import app.main  # noqa: F401 - loaded once here, shared by the forked workers
+
+    # Frozen before the fork (not in each worker, which would write to every
+    # object's header): the collector of a worker then never touches the
+    # pages it shares with the others, so they stay shared.
+    gc.freeze()
 
     waited = {signal.SIGTERM, signal.SIGINT, signal.SIGCHLD}
     signal.pthread_sigmask(signal.SIG_BLOCK, waited)
