@@ -6,6 +6,15 @@ so the service starts, and later recovers, whether or not the database is
 up. A request borrows a connection for at most DB_ACQUIRE_TIMEOUT (opening
 one included, each open bounded by CONNECT_TIMEOUT): with the defaults a
 database that is down costs a request at most 2 s before its 503.
+
+Both pools let a request that arrives while a connection is free take it
+ahead of the requests already waiting, and a waiter that loses that race
+goes back to the end of the queue: past the pool's size, some requests
+wait far longer than the rest and run into the acquire timeout. So a FIFO
+semaphore with one permit per connection stands in front of each pool
+(asyncio.Semaphore hands a released permit to the oldest waiter): only
+requests holding a permit ask the pool, which then always has a connection
+for them, and the wait is in arrival order, like go-stdlib's.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ class Postgres:
         self.acquire_timeout = cfg.acquire_timeout
         self.query_timeout = cfg.query_timeout
         self.pool: asyncpg.Pool | None = None
+        self.gate = asyncio.Semaphore(self.size)
 
     async def open(self) -> None:
         if not self.url:
@@ -69,11 +79,20 @@ class Postgres:
         pool = self.pool
         if pool is None:
             raise NOT_CONFIGURED
-        conn = await pool.acquire(timeout=self.acquire_timeout)
+        async with asyncio.timeout(self.acquire_timeout):
+            await self.gate.acquire()
+            try:
+                conn = await pool.acquire()
+            except BaseException:
+                self.gate.release()
+                raise
         try:
             yield conn
         finally:
-            await pool.release(conn)
+            try:
+                await pool.release(conn)
+            finally:
+                self.gate.release()
 
     async def ping(self, timeout: float) -> None:
         async with asyncio.timeout(timeout):
@@ -97,6 +116,7 @@ class MySQL:
         self.acquire_timeout = cfg.acquire_timeout
         self.query_timeout = cfg.query_timeout
         self.pool = None
+        self.gate = asyncio.Semaphore(self.size)
         # Prepared statements by connection; a connection the pool drops
         # takes its statements with it.
         self._statements: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -126,11 +146,17 @@ class MySQL:
         if pool is None:
             raise NOT_CONFIGURED
         async with asyncio.timeout(self.acquire_timeout):
-            conn = await pool.acquire()
+            await self.gate.acquire()
+            try:
+                conn = await pool.acquire()
+            except BaseException:
+                self.gate.release()
+                raise
         try:
             yield conn
         finally:
             pool.release(conn)
+            self.gate.release()
 
     @contextlib.asynccontextmanager
     async def statement(self, sql: str) -> AsyncIterator[object]:
