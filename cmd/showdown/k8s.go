@@ -15,6 +15,7 @@ import (
 	"github.com/showdownlab/showdown/internal/k8s"
 	"github.com/showdownlab/showdown/internal/lab"
 	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/load"
@@ -35,6 +36,7 @@ var k8sCommands = []struct {
 	run           func(st *state, args []string) error
 }{
 	{"render", "print the manifests of a plan, ready for kubectl apply -f -", runK8sRender},
+	{"run", "run a plan on a cluster and write its results folder and report", runK8sRun},
 	{"shard", "(in a generator pod) run shard INDEX+1 of an attack at the start instant", runK8sShard},
 	{"sampler", "(beside a service) sample the service's process tree every second", runK8sSampler},
 	{"initdb", "(in a database pod) write the schema and data files the image loads", runK8sInitDB},
@@ -315,4 +317,54 @@ func runK8sPack(st *state, args []string) error {
 		return os.WriteFile(filepath.Join(pos[0], k8s.CollectedFile), nil, 0o644)
 	}
 	return nil
+}
+
+func runK8sRun(st *state, args []string) error {
+	var f renderFlags
+	fs := f.define(st, "run", "PLAN [flags]\n\nApplies the manifests of PLAN to a cluster with client-go, waits for readiness, runs every\nlevel, copies every shard's and sampler's files, merges them and writes the results folder\nand report.html. Ctrl-C (and the end, unless --keep) deletes the run's namespace.")
+	kubeContext := fs.String("context", "", "kubeconfig `context` (default: the current one)")
+	keep := fs.Bool("keep", false, "leave the namespace and its objects in place")
+	results := fs.String("results", "results", "parent `dir` of the results folder")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{err: errors.New("one plan expected"), hint: "showdown k8s run plans/api-showdown.yaml --context kind-showdown"}
+	}
+	p, err := loadPlanFile(st, pos[0])
+	if err != nil {
+		return err
+	}
+	m, err := k8s.Render(p, k8s.Options{Namespace: f.namespace, Registry: f.registry, Tag: f.tag})
+	if err != nil {
+		return err
+	}
+	cs, ex, ctxName, err := k8s.Connect(*kubeContext)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(*results, time.Now().UTC().Format("20060102T150405Z")+"-k8s-"+p.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep}
+	rec, cl, err := c.Run(st.ctx, p, m, dir)
+	cl.Context = ctxName
+	rec.Command = "showdown k8s run " + strings.Join(args, " ")
+	if werr := k8s.WriteRun(dir, rec, cl); werr != nil {
+		fmt.Fprintf(st.stderr, "showdown: writing run.json: %v\n", werr)
+	}
+	if paths, rerr := report.WriteFiles(dir, dir); rerr != nil {
+		fmt.Fprintf(st.stderr, "showdown: report: %v\n", rerr)
+	} else {
+		for _, p := range paths {
+			fmt.Fprintf(st.stdout, "report:  %s\n", p)
+		}
+	}
+	fmt.Fprintf(st.stdout, "results: %s\n", dir)
+	if st.ctx.Err() != nil {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted; the namespace was deleted unless --keep")}
+	}
+	return err
 }

@@ -1,0 +1,304 @@
+package k8s
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/load"
+)
+
+// kubelet plays the part of the cluster's controllers and kubelets on a
+// fake clientset: it makes the pods of every StatefulSet, Deployment and
+// Job and gives them the status the test asks for.
+type kubelet struct {
+	cs *fake.Clientset
+	ns string
+	// status gives a pod's status from its role (database, service,
+	// generator) and name.
+	status func(role, pod string) corev1.PodStatus
+}
+
+func (k *kubelet) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		k.sync(ctx)
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (k *kubelet) ensure(ctx context.Context, name, role string, labels, annotations map[string]string, spec corev1.PodSpec) {
+	pods := k.cs.CoreV1().Pods(k.ns)
+	p, err := pods.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		p = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: k.ns, Labels: labels, Annotations: annotations}, Spec: spec}
+		p.Spec.NodeName = "node-" + role
+		if p, err = pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return
+		}
+	} else if err != nil {
+		return
+	}
+	p.Status = k.status(role, name)
+	pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+}
+
+func (k *kubelet) sync(ctx context.Context) {
+	if sss, err := k.cs.AppsV1().StatefulSets(k.ns).List(ctx, metav1.ListOptions{}); err == nil {
+		for _, s := range sss.Items {
+			k.ensure(ctx, s.Name+"-0", "database", s.Spec.Template.Labels, nil, s.Spec.Template.Spec)
+		}
+	}
+	if ds, err := k.cs.AppsV1().Deployments(k.ns).List(ctx, metav1.ListOptions{}); err == nil {
+		for _, d := range ds.Items {
+			for i := 0; i < int(*d.Spec.Replicas); i++ {
+				k.ensure(ctx, fmt.Sprintf("%s-%d", d.Name, i), "service", d.Spec.Template.Labels, nil, d.Spec.Template.Spec)
+			}
+		}
+	}
+	if js, err := k.cs.BatchV1().Jobs(k.ns).List(ctx, metav1.ListOptions{}); err == nil {
+		for _, j := range js.Items {
+			for i := 0; i < int(*j.Spec.Completions); i++ {
+				k.ensure(ctx, fmt.Sprintf("%s-%d", j.Name, i), "generator", j.Spec.Template.Labels,
+					map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}, j.Spec.Template.Spec)
+			}
+		}
+	}
+}
+
+func running() corev1.PodStatus {
+	return corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+}
+
+func waiting(container, reason, msg string) corev1.PodStatus {
+	return corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: container, Image: "localhost/showdown/go-stdlib:latest",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}}}
+}
+
+// exitStatus is a command's non-zero exit, as the exec API reports it.
+type exitStatus int
+
+func (e exitStatus) Error() string {
+	return fmt.Sprintf("command terminated with exit code %d", int(e))
+}
+func (e exitStatus) ExitStatus() int { return int(e) }
+
+// execer answers the controller's pack commands: a shard's real result
+// folder once the test says it is done, a sampler's CSV.
+type execer struct {
+	mu     sync.Mutex
+	shards map[int]string // shard number -> result folder
+	done   func(shard int) bool
+	calls  []string
+}
+
+func (e *execer) Exec(ctx context.Context, ns, pod, container string, cmd []string, w io.Writer) error {
+	e.mu.Lock()
+	e.calls = append(e.calls, pod+"/"+container+": "+strings.Join(cmd, " "))
+	e.mu.Unlock()
+	if strings.Join(cmd[:3], " ") != "showdown k8s pack" {
+		return fmt.Errorf("unexpected command %v", cmd)
+	}
+	switch container {
+	case "sampler":
+		dir, err := os.MkdirTemp("", "samples")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		os.WriteFile(filepath.Join(dir, "samples.csv"), []byte("time,elapsed_s\n"), 0o644)
+		return Pack(w, dir)
+	case "attack":
+		n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(cmd[3]), "shard-"))
+		if err != nil {
+			return err
+		}
+		if !e.done(n) {
+			return exitStatus(4)
+		}
+		return Pack(w, e.shards[n])
+	}
+	return fmt.Errorf("no container %s", container)
+}
+
+// shardResults runs a real two-shard attack against a local server and
+// returns each shard's result folder and the server's count of requests.
+func shardResults(t *testing.T) (map[int]string, int64) {
+	t.Helper()
+	var mu sync.Mutex
+	var hits int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	out := map[int]string{}
+	for i := 1; i <= 2; i++ {
+		a := load.NewAttacker(load.WithShard(load.Shard{Index: i, Count: 2}))
+		res, err := a.Attack(context.Background(), &load.Target{Method: "GET", URL: srv.URL}, load.OpenModel{Rate: 200, Duration: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "shard")
+		if err := res.WriteDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = dir
+	}
+	return out, hits
+}
+
+// clock advances one second each time it is read, so waits that would
+// take minutes take milliseconds.
+func clock() func() time.Time {
+	var mu sync.Mutex
+	t := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Second)
+		return t
+	}
+}
+
+func TestControllerRun(t *testing.T) {
+	shards, hits := shardResults(t)
+	for _, tc := range []struct {
+		name   string
+		status func(role, pod string) corev1.PodStatus
+		done   func(shard int) bool
+		cancel bool     // press Ctrl-C while the run waits
+		want   []string // substrings of the error; none: success
+	}{
+		// Every pod starts, both shards finish: one merged level.
+		{name: "ok", status: func(string, string) corev1.PodStatus { return running() }, done: func(int) bool { return true }},
+		// A service image that cannot be pulled names the pod, the image and the fix.
+		{name: "image pull", status: func(role, _ string) corev1.PodStatus {
+			if role == "service" {
+				return waiting("service", "ImagePullBackOff", `Back-off pulling image "localhost/showdown/go-stdlib:latest"`)
+			}
+			return running()
+		}, done: func(int) bool { return true }, want: []string{"go-stdlib-x2-0", "ImagePullBackOff", "image localhost/showdown/go-stdlib:latest"}},
+		// A service killed at its memory limit names the limit.
+		{name: "oom", status: func(role, _ string) corev1.PodStatus {
+			s := running()
+			if role == "service" {
+				s.Conditions[0].Status = corev1.ConditionFalse
+				s.ContainerStatuses = []corev1.ContainerStatus{{Name: "service", RestartCount: 2,
+					LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}
+			}
+			return s
+		}, done: func(int) bool { return true }, want: []string{"container service: OOMKilled", "memory limit 1Gi", "fake logs"}},
+		// A crashing database quotes its last log lines.
+		{name: "crash loop", status: func(role, _ string) corev1.PodStatus {
+			if role == "database" {
+				return waiting("postgres", "CrashLoopBackOff", "back-off 40s restarting failed container")
+			}
+			return running()
+		}, done: func(int) bool { return true }, want: []string{"postgres-0", "CrashLoopBackOff", "last log lines:\nfake logs"}},
+		// A shard that never finishes fails the level by name.
+		{name: "shard never finishes", status: func(string, string) corev1.PodStatus { return running() },
+			done: func(n int) bool { return n != 2 }, want: []string{"shard(s) 2 of 2 did not finish"}},
+		// Ctrl-C while waiting for readiness: the namespace is deleted all the same.
+		{name: "interrupted", status: func(string, string) corev1.PodStatus { return corev1.PodStatus{Phase: corev1.PodPending} },
+			done: func(int) bool { return true }, cancel: true, want: []string{"context canceled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := lab.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: 0s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Render(p, Options{Start: start, RunID: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := fake.NewSimpleClientset()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			kctx, stopKubelet := context.WithCancel(ctx)
+			defer stopKubelet()
+			go (&kubelet{cs: cs, ns: m.Namespace, status: tc.status}).run(kctx)
+			ex := &execer{shards: shards, done: tc.done}
+			var progress bytes.Buffer
+			c := &Controller{Client: cs, Exec: ex, Progress: &progress, Poll: time.Millisecond, Now: clock(), ReadyTimeout: time.Hour}
+			runCtx := ctx
+			if tc.cancel {
+				var cancelRun context.CancelFunc
+				runCtx, cancelRun = context.WithCancel(ctx)
+				time.AfterFunc(50*time.Millisecond, cancelRun)
+			}
+			dir := t.TempDir()
+			rec, cl, err := c.Run(runCtx, p, m, dir)
+			stopKubelet()
+			if _, gerr := cs.CoreV1().Namespaces().Get(ctx, m.Namespace, metav1.GetOptions{}); !apierrors.IsNotFound(gerr) {
+				t.Errorf("namespace %s still exists after the run (%v)", m.Namespace, gerr)
+			}
+			if len(tc.want) > 0 {
+				if err == nil {
+					t.Fatalf("run succeeded, want an error with %q\n%s", tc.want, progress.String())
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				var pe *PodError
+				if errors.As(err, &pe) && pe.Hint() == "" {
+					t.Errorf("%s: no hint", pe.Reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, progress.String())
+			}
+			level := filepath.Join(dir, rec.Services[0].Levels[0].Dir)
+			merged, err := load.ReadDir(level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if merged.Summary.Total.Samples != hits || len(merged.Summary.Shards) != 2 {
+				t.Errorf("merged %d samples from shards %v, the server saw %d", merged.Summary.Total.Samples, merged.Summary.Shards, hits)
+			}
+			if rec.Services[0].Levels[0].Total.Samples != hits {
+				t.Errorf("run.json level total %d, want %d", rec.Services[0].Levels[0].Total.Samples, hits)
+			}
+			if _, err := os.Stat(filepath.Join(level, "samples", "go-stdlib-x2-1", "samples.csv")); err != nil {
+				t.Errorf("second service pod's samples not collected: %v", err)
+			}
+			if len(cl.Pods) == 0 || cl.Steps[0].Shards != 2 {
+				t.Errorf("cluster record lacks placement or steps: %+v", cl)
+			}
+			if err := WriteRun(dir, rec, cl); err != nil {
+				t.Fatal(err)
+			}
+			back, err := lab.ReadRun(dir)
+			if err != nil || len(back.Services) != 1 {
+				t.Fatalf("run.json read back: %v, %+v", err, back)
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, lab.RunFile))
+			if !strings.Contains(string(b), `"kubernetes"`) || !strings.Contains(string(b), `"node": "node-service"`) {
+				t.Errorf("run.json lacks the cluster and pod placement")
+			}
+		})
+	}
+}
