@@ -1,0 +1,119 @@
+package dev.showdown.helidon;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+
+/**
+ * Database is one optional connection pool: the only way the service reaches that database. An unset
+ * URL gives a Database without a pool, whose every use answers 503 "database not configured".
+ */
+public final class Database implements AutoCloseable {
+
+    private static final java.util.logging.Logger log = java.util.logging.Logger.getLogger(Database.class.getName());
+
+    /** SQLSTATEs outside class 08 that still mean "the server is going away or full": 503, not a bug. */
+    private static final Set<String> UNAVAILABLE_STATES = Set.of(
+            "57P01", // admin_shutdown
+            "57P02", // crash_shutdown
+            "57P03", // cannot_connect_now (starting up, shutting down)
+            "53300"  // too_many_connections
+    );
+
+    private final String name;
+    private final HikariDataSource pool;
+
+    /** Database wraps pool, or stands for an unconfigured database when pool is null. */
+    public Database(String name, HikariDataSource pool) {
+        this.name = name;
+        this.pool = pool;
+    }
+
+    /** name is the database product, for messages: PostgreSQL or MariaDB. */
+    public String name() {
+        return name;
+    }
+
+    /** configured reports whether the database's URL was set. */
+    public boolean configured() {
+        return pool != null;
+    }
+
+    /**
+     * connection borrows a pooled connection, waiting at most the pool's connection timeout (2 s).
+     * Callers close it (try-with-resources) to hand it back.
+     */
+    public Connection connection() throws SQLException {
+        if (pool == null) {
+            throw new ApiException(503, "database not configured");
+        }
+        return pool.getConnection();
+    }
+
+    /**
+     * failure turns a JDBC error into the contract's answer: 503 when the database is unreachable,
+     * refusing connections or going away (a pool timeout included), 500 for anything else, which is a
+     * bug in this service and is logged.
+     */
+    public ApiException failure(SQLException e) {
+        if (unavailable(e)) {
+            log.log(Level.FINE, name + " unavailable", e);
+            return new ApiException(503, name + " unavailable");
+        }
+        log.log(Level.SEVERE, "unexpected " + name + " error", e);
+        return new ApiException(500, "internal error");
+    }
+
+    private static boolean unavailable(SQLException e) {
+        if (e instanceof SQLTransientConnectionException || e instanceof SQLNonTransientConnectionException) {
+            return true;
+        }
+        for (SQLException s = e; s != null; s = s.getNextException()) {
+            String state = s.getSQLState();
+            if (state != null && (state.startsWith("08") || UNAVAILABLE_STATES.contains(state))) {
+                return true;
+            }
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * ping reports whether the database answers within timeoutMillis: a connection from the pool that
+     * passes isValid. It runs on executor so that a pool waiting for a dead server cannot hold the
+     * caller longer than the timeout.
+     */
+    public CompletableFuture<Boolean> ping(Executor executor, long timeoutMillis) {
+        if (pool == null) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return CompletableFuture.supplyAsync(() -> {
+                    try (Connection c = pool.getConnection()) {
+                        return c.isValid((int) Math.max(1, timeoutMillis / 1000));
+                    } catch (SQLException e) {
+                        return false;
+                    }
+                }, executor)
+                .completeOnTimeout(false, timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** close closes the pool and its connections; the service calls it once, at shutdown. */
+    @Override
+    public void close() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package dev.showdown.helidon;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.helidon.webserver.http.ServerRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.OptionalLong;
+
+/**
+ * JsonBody reads a request body as one JSON object and its fields by the contract's rules: at most
+ * 1 MiB, nothing after the object, integers as I-JSON (a number read as an IEEE-754 double that must
+ * be integral and in range, so 10, 10.0 and 1e1 agree and 10.5, "10", true and null do not), strings
+ * without U+0000 counted in code points; unknown fields are skipped, and of duplicate keys the last
+ * one wins. It uses Jackson's streaming parser: only the named fields are kept, nothing is bound.
+ */
+public final class JsonBody {
+
+    /** MAX_BYTES is the largest body the contract accepts; a larger one is 413. */
+    public static final int MAX_BYTES = 1 << 20;
+
+    /** MAX_ID is the largest id, 2^53-1, the largest integer a double holds exactly. */
+    public static final long MAX_ID = (1L << 53) - 1;
+
+    /** Jackson's default stream constraints bound nesting (1000) and number length: deeper is 400. */
+    private static final JsonFactory FACTORY = new JsonFactory();
+
+    private final String[] names;
+    private final Object[] values; // String, Double, or the JsonToken of a value of another type
+
+    private JsonBody(String[] names) {
+        this.names = names;
+        this.values = new Object[names.length];
+    }
+
+    /** tooLarge reports whether the request declares a body over MAX_BYTES. */
+    public static boolean tooLarge(ServerRequest req) {
+        OptionalLong n = req.headers().contentLength();
+        return n.isPresent() && n.getAsLong() > MAX_BYTES;
+    }
+
+    /**
+     * read reads the request's body as a JSON object, keeping the members named names, else throws a
+     * 400 or 413 ApiException. A declared Content-Length is read in one exact buffer, a chunked body
+     * up to one byte over the limit.
+     */
+    public static JsonBody read(ServerRequest req, String... names) {
+        return parse(bytes(req), names);
+    }
+
+    static byte[] bytes(ServerRequest req) {
+        OptionalLong declared = req.headers().contentLength();
+        if (declared.isPresent() && declared.getAsLong() > MAX_BYTES) {
+            throw new ApiException(413, "request body over 1 MiB");
+        }
+        if (!req.content().hasEntity()) {
+            return new byte[0];
+        }
+        byte[] body;
+        try (InputStream in = req.content().inputStream()) {
+            body = declared.isPresent() ? in.readNBytes((int) declared.getAsLong()) : in.readNBytes(MAX_BYTES + 1);
+        } catch (IOException | UncheckedIOException | IllegalStateException e) {
+            // The client closed before sending its whole body, or sent broken chunked encoding.
+            throw ApiException.badRequest("request body could not be read");
+        } catch (RuntimeException e) {
+            // Helidon's own request exceptions for a malformed entity: the client's fault too.
+            throw ApiException.badRequest("request body could not be read");
+        }
+        if (body.length > MAX_BYTES) {
+            throw new ApiException(413, "request body over 1 MiB");
+        }
+        return body;
+    }
+
+    static JsonBody parse(byte[] body, String... names) {
+        JsonBody obj = new JsonBody(names);
+        try (JsonParser p = FACTORY.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw ApiException.badRequest("request body must be a JSON object");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                int i = obj.index(p.currentName());
+                JsonToken t = p.nextToken();
+                if (i < 0) {
+                    p.skipChildren();
+                    continue;
+                }
+                obj.values[i] = switch (t) {
+                    case VALUE_STRING -> p.getText();
+                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> p.getDoubleValue();
+                    default -> {
+                        p.skipChildren();
+                        yield t;
+                    }
+                };
+            }
+            if (p.nextToken() != null) {
+                throw ApiException.badRequest("malformed JSON: data after the object");
+            }
+        } catch (IOException e) {
+            // JsonParseException, StreamConstraintsException (too deep, number too long) and
+            // malformed UTF-8 are all IOExceptions here.
+            throw ApiException.badRequest("malformed JSON");
+        }
+        return obj;
+    }
+
+    private int index(String name) {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Object value(String field) {
+        int i = index(field);
+        Object v = i < 0 ? null : values[i];
+        if (v == null) {
+            throw ApiException.badRequest(field + " is missing");
+        }
+        return v;
+    }
+
+    /** integer returns field as an integer in min..max. */
+    public long integer(String field, long min, long max) {
+        if (value(field) instanceof Double d && Double.isFinite(d) && d == Math.rint(d) && d >= min && d <= max) {
+            return d.longValue();
+        }
+        throw ApiException.badRequest(field + " must be an integer in " + min + ".." + max);
+    }
+
+    /** string returns field as a string of 1..maxCodePoints code points without U+0000. */
+    public String string(String field, int maxCodePoints) {
+        if (!(value(field) instanceof String s)) {
+            throw ApiException.badRequest(field + " must be a string");
+        }
+        if (s.isEmpty()) {
+            throw ApiException.badRequest(field + " must not be empty");
+        }
+        if (s.indexOf('\0') >= 0) {
+            throw ApiException.badRequest(field + " must not contain U+0000");
+        }
+        if (s.length() > maxCodePoints && s.codePointCount(0, s.length()) > maxCodePoints) {
+            throw ApiException.badRequest(field + " is longer than " + maxCodePoints + " characters");
+        }
+        return s;
+    }
+
+    /**
+     * pathInteger parses a path parameter: decimal digits only, at most 16 of them, in min..max;
+     * anything else (-1, 1.5, abc, ..) is 400.
+     */
+    public static long pathInteger(String raw, String name, long min, long max) {
+        int n = raw.length();
+        boolean digits = n >= 1 && n <= 16;
+        for (int i = 0; digits && i < n; i++) {
+            char c = raw.charAt(i);
+            digits = c >= '0' && c <= '9';
+        }
+        if (digits) {
+            long v = Long.parseLong(raw);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        }
+        throw ApiException.badRequest(name + " must be an integer in " + min + ".." + max);
+    }
+}
