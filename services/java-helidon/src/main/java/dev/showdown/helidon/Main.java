@@ -14,7 +14,7 @@ import sun.misc.Signal;
  */
 public final class Main {
 
-    /** DRAIN_MILLIS is how long answers say Connection: close before the server stops. */
+    /** DRAIN_MILLIS is how long answers say Connection: close before the server may stop. */
     static final long DRAIN_MILLIS = 500;
 
     /** GRACE is how long the stopping server waits for requests in flight. */
@@ -44,6 +44,7 @@ public final class Main {
         new UsersService(postgres).register(routes);
         new SkuService(mysql).register(routes);
 
+        Closing closing = new Closing();
         WebServer server = WebServer.builder()
                 .host(host)
                 .port(port)
@@ -57,11 +58,12 @@ public final class Main {
                         .addHandler(DirectHandler.EventType.OTHER, Main::jsonError)
                         .addHandler(DirectHandler.EventType.HTTP_VERSION_NOT_SUPPORTED, Main::jsonError)
                         .build())
+                .addConnectionSelector(closing) // first: asked before any other about a new connection
                 .addConnectionSelector(new Http10())
                 .routing(routes.routing())
                 .build();
 
-        Runnable stop = () -> shutdown(server, routes, ops, postgres, mysql);
+        Runnable stop = () -> shutdown(server, closing, routes, ops, postgres, mysql);
         Signal.handle(new Signal("TERM"), s -> stop.run());
         Signal.handle(new Signal("INT"), s -> stop.run());
         server.start();
@@ -75,14 +77,17 @@ public final class Main {
     }
 
     /**
-     * shutdown drains and exits 0: for DRAIN_MILLIS every answer says Connection: close, so clients move
-     * off their keep-alive connections; then it waits, up to GRACE, for every request that had started
-     * by then, because Helidon's stop() closes a connection whose request body is still arriving; then
-     * Helidon stops accepting, closes the connections (idle ones at once) and the pools close. The
-     * JVM's own SIGTERM handling would exit 143.
+     * shutdown drains and exits 0. From the signal on, every answer says Connection: close, so clients
+     * move off their keep-alive connections, and new connections are closed unanswered (Closing), as
+     * by a closed listener. After DRAIN_MILLIS it waits, up to GRACE, until no request is in flight,
+     * because Helidon's
+     * stop() closes every connection, one whose request body is still arriving or whose answer is
+     * being written included; then Helidon stops and the pools close. The JVM's own SIGTERM handling
+     * would exit 143.
      */
-    static void shutdown(WebServer server, Routes routes, OpsService ops, Database postgres, Database mysql) {
+    static void shutdown(WebServer server, Closing closing, Routes routes, OpsService ops, Database postgres, Database mysql) {
         draining = true;
+        closing.close();
         try {
             Thread.sleep(DRAIN_MILLIS);
             if (!routes.awaitInFlight(GRACE.toMillis())) {

@@ -41,10 +41,7 @@ public final class Routes {
     private final boolean logRequests;
     private final Map<String, TreeSet<String>> methods = new LinkedHashMap<>();
 
-    // Requests being served, counted by the epoch they started in: drain() moves to epoch 1 and waits
-    // for epoch 0 to empty.
-    private final AtomicInteger[] inFlight = {new AtomicInteger(), new AtomicInteger()};
-    private volatile int epoch;
+    private final AtomicInteger inFlight = new AtomicInteger(); // requests being served
 
     /** Routes records into metrics and, when logRequests, logs every request. */
     public Routes(RequestMetrics metrics, boolean logRequests) {
@@ -90,13 +87,12 @@ public final class Routes {
     }
 
     /**
-     * awaitInFlight waits, at most maxMillis, until every request that had started when it was called
-     * has been answered (requests that start later are not waited for). It returns whether they were.
+     * awaitInFlight waits, at most maxMillis, until no request is being served, and returns whether
+     * that happened. Call it once no new connections are taken (Closing), so that the count can fall.
      */
     public boolean awaitInFlight(long maxMillis) throws InterruptedException {
-        epoch = 1;
         long deadline = System.nanoTime() + maxMillis * 1_000_000;
-        while (inFlight[0].get() > 0) {
+        while (inFlight.get() > 0) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
@@ -106,12 +102,11 @@ public final class Routes {
     }
 
     private void serve(RequestMetrics.Route route, Endpoint endpoint, ServerRequest req, ServerResponse res) {
-        AtomicInteger counter = inFlight[epoch];
-        counter.incrementAndGet();
+        inFlight.incrementAndGet();
         try {
             serve0(route, endpoint, req, res);
         } finally {
-            counter.decrementAndGet();
+            inFlight.decrementAndGet();
         }
     }
 
