@@ -590,24 +590,21 @@ func (im *importer) threadGroup(tg *element) {
 		l.Users = 1
 	}
 	l.RampUp = time.Duration(num("ThreadGroup.ramp_time", "ramp-up")) * time.Second
-	loopCtl := prop(tg.n, "ThreadGroup.main_controller")
-	loops := -1
-	if loopCtl != nil && propText(loopCtl, "LoopController.continue_forever") != "true" || loopCtl != nil && propText(loopCtl, "LoopController.loops") != "-1" {
+	// Loops: -1 (or none) is "Infinite", which ends with the scheduler.
+	if loopCtl := prop(tg.n, "ThreadGroup.main_controller"); loopCtl != nil {
 		raw := propText(loopCtl, "LoopController.loops")
 		v, from, ok := im.literal(tg, raw)
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		switch {
+		case raw == "":
 		case !ok || err != nil:
 			im.skip(tg, "loops %q is not a number or ${__P(name,number)}", raw)
-		default:
-			loops = n
+		case n > 0:
+			l.Iterations = n
 			if from != "" {
 				l.From = append(l.From, "loops from "+from)
 			}
 		}
-	}
-	if loops > 0 {
-		l.Iterations = loops
 	}
 	if tg.boolean("ThreadGroup.scheduler", false) {
 		if s := num("ThreadGroup.duration", "duration"); s > 0 {
