@@ -26,9 +26,17 @@ const (
 // TimeseriesHeader is the header row of timeseries.csv.
 var TimeseriesHeader = []string{"second", "requests", "errors", "throughput", "p50_ms", "p90_ms", "p99_ms", "max_ms", "active"}
 
+// Column is one more column of timeseries.csv, joined to the engine's
+// own when the file is written: its name and its cell for each second.
+type Column struct {
+	Name string
+	Cell func(second int) string
+}
+
 // WriteDir writes r into dir (created if needed): summary.json,
-// timeseries.csv, latency.hlog and service.hlog.
-func (r *Result) WriteDir(dir string) error {
+// timeseries.csv (with the extra columns after the engine's own),
+// latency.hlog and service.hlog.
+func (r *Result) WriteDir(dir string, extra ...Column) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -39,7 +47,7 @@ func (r *Result) WriteDir(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, SummaryFile), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, TimeseriesFile), r.writeTimeseries); err != nil {
+	if err := writeFile(filepath.Join(dir, TimeseriesFile), func(w *bufio.Writer) error { return r.writeTimeseries(w, extra) }); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, LatencyLogFile), func(w *bufio.Writer) error {
@@ -69,17 +77,25 @@ func writeFile(path string, fill func(*bufio.Writer) error) error {
 	return f.Close()
 }
 
-func (r *Result) writeTimeseries(bw *bufio.Writer) error {
+func (r *Result) writeTimeseries(bw *bufio.Writer, extra []Column) error {
 	w := csv.NewWriter(bw)
-	w.Write(TimeseriesHeader)
+	head := TimeseriesHeader
+	for _, c := range extra {
+		head = append(head[:len(head):len(head)], c.Name)
+	}
+	w.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, iv := range r.Intervals {
 		tp := 0.0
 		if iv.Seconds > 0 {
 			tp = math.Round(1e3*float64(iv.Requests)/iv.Seconds) / 1e3
 		}
-		w.Write([]string{strconv.Itoa(iv.Second), strconv.FormatInt(iv.Requests, 10), strconv.FormatInt(iv.Errors, 10),
-			f(tp), f(iv.P50), f(iv.P90), f(iv.P99), f(iv.Max), strconv.FormatInt(iv.Active, 10)})
+		row := []string{strconv.Itoa(iv.Second), strconv.FormatInt(iv.Requests, 10), strconv.FormatInt(iv.Errors, 10),
+			f(tp), f(iv.P50), f(iv.P90), f(iv.P99), f(iv.Max), strconv.FormatInt(iv.Active, 10)}
+		for _, c := range extra {
+			row = append(row, c.Cell(iv.Second))
+		}
+		w.Write(row)
 	}
 	w.Flush()
 	return w.Error()

@@ -21,6 +21,11 @@ func newHist() *hdrhistogram.Histogram {
 	return hdrhistogram.New(histLowest, histHighest, histDigits)
 }
 
+// NewHistogram returns an empty latency histogram with the engine's range
+// (1 µs to one hour, 3 significant digits, in nanoseconds), for whoever
+// merges or imports latencies.
+func NewHistogram() *hdrhistogram.Histogram { return newHist() }
+
 func recordHist(h *hdrhistogram.Histogram, d time.Duration) {
 	v := int64(d)
 	if v < histLowest {

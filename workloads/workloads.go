@@ -2,26 +2,58 @@
 // default scenarios) so the showdown binary carries them wherever it runs.
 package workloads
 
-import "embed"
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
 
 // FS holds every workload folder: <name>/schema.sql, queries.sql, ... .
 //
 //go:embed */*.sql */*.md */*.yaml
 var FS embed.FS
 
+// Defaults of the contract and its data, shared by the databases, the
+// plans and verify.
+const (
+	// DefaultMaxConnections is the databases' connection limit: PostgreSQL's
+	// own default, which the sources ran with.
+	DefaultMaxConnections = 100
+	// DefaultPoolSize is DB_POOL_SIZE unless a plan says otherwise: the
+	// contract's default, under DefaultMaxConnections.
+	DefaultPoolSize = 20
+	// DefaultSKURows is the sku table's size: the source's 2,000,000.
+	DefaultSKURows = 2_000_000
+	// DefaultSeed is the seed generated data comes from.
+	DefaultSeed = 1
+)
+
 // Names lists the workloads in the order reports show them.
 var Names = []string{"string", "bank", "users", "sku"}
 
-// Database names the database engine a workload needs: "postgres",
-// "mysql", or "" for none.
-func Database(workload string) string {
+// Engine is a database engine a workload needs.
+type Engine string
+
+// The engines workloads use; NoDatabase is a workload without one.
+const (
+	NoDatabase Engine = ""
+	Postgres   Engine = "postgres"
+	MySQL      Engine = "mysql" // served by MariaDB
+)
+
+// Engines lists every engine a workload may need, in start order.
+var Engines = []Engine{Postgres, MySQL}
+
+// Database is the engine a workload needs, NoDatabase for none: the one
+// place that says which workload uses which database.
+func Database(workload string) Engine {
 	switch workload {
 	case "bank", "users":
-		return "postgres"
+		return Postgres
 	case "sku":
-		return "mysql"
+		return MySQL
 	}
-	return ""
+	return NoDatabase
 }
 
 // Queries reads the named statements of a workload's SQL file (for example
@@ -48,33 +80,25 @@ func ParseQueries(path, src string) (map[string]string, error) {
 		}
 		body = trimSQL(body)
 		if body == "" {
-			return queryError(path + ":" + itoa(start) + ": query " + name + " has no SQL")
+			return fmt.Errorf("%s:%d: query %s has no SQL", path, start, name)
 		}
 		out[name] = body
 		return nil
 	}
-	line := 0
-	for len(src) > 0 {
-		var l string
-		if i := indexByte(src, '\n'); i >= 0 {
-			l, src = src[:i], src[i+1:]
-		} else {
-			l, src = src, ""
-		}
-		line++
+	for i, l := range strings.Split(src, "\n") {
+		line := i + 1
 		t := trimSQL(l)
-		if hasPrefix(t, "--") {
-			c := trimSQL(t[2:])
-			if hasPrefix(c, "name:") {
+		if c, ok := strings.CutPrefix(t, "--"); ok {
+			if n, ok := strings.CutPrefix(trimSQL(c), "name:"); ok {
 				if err := flush(); err != nil {
 					return nil, err
 				}
-				name, body, start = trimSQL(c[len("name:"):]), "", line
+				name, body, start = trimSQL(n), "", line
 				if name == "" {
-					return nil, queryError(path + ":" + itoa(line) + ": empty query name")
+					return nil, fmt.Errorf("%s:%d: empty query name", path, line)
 				}
 				if _, dup := out[name]; dup {
-					return nil, queryError(path + ":" + itoa(line) + ": duplicate query name " + name)
+					return nil, fmt.Errorf("%s:%d: duplicate query name %s", path, line, name)
 				}
 			}
 			continue
@@ -90,50 +114,12 @@ func ParseQueries(path, src string) (map[string]string, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, queryError(path + ": no `-- name:` blocks")
+		return nil, fmt.Errorf("%s: no `-- name:` blocks", path)
 	}
 	return out, nil
 }
 
-// queryError is an error in a SQL file's `-- name:` blocks.
-type queryError string
-
-func (e queryError) Error() string { return string(e) }
-
+// trimSQL drops surrounding white space and trailing semicolons.
 func trimSQL(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[0] == '\n') {
-		s = s[1:]
-	}
-	for len(s) > 0 {
-		c := s[len(s)-1]
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ';' {
-			break
-		}
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
+	return strings.TrimRight(strings.TrimSpace(s), "; \t\r\n")
 }

@@ -8,8 +8,11 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/report"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
 )
 
 func init() {
@@ -22,7 +25,7 @@ func init() {
 
 func runRun(st *state, args []string) error {
 	fs := newFlagSet(st, "run", "[flags] [plan.yaml]")
-	results := fs.String("results", "", "folder for results (default: results/ in the project)")
+	resultsDir := fs.String("results", "", "folder for results (default: results/ in the project)")
 	check := fs.Bool("check", false, "validate the plan, print it resolved, and stop")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -30,8 +33,7 @@ func runRun(st *state, args []string) error {
 	if fs.NArg() > 1 {
 		return usageError{err: fmt.Errorf("one plan at a time, got %d", fs.NArg()), hint: "showdown run plans/default.yaml"}
 	}
-	cwd, _ := os.Getwd()
-	root, err := service.FindRoot(cwd)
+	root, err := stack.Root(st.getenv)
 	if err != nil {
 		return err
 	}
@@ -43,13 +45,13 @@ func runRun(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	catalog := lab.Catalog{}
+	catalog := plan.Catalog{}
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
 	}
-	plan, err := lab.LoadPlan(planPath, catalog)
+	p, err := plan.LoadPlan(planPath, catalog)
 	if err != nil {
-		var list lab.ErrorList
+		var list plan.ErrorList
 		if errors.As(err, &list) {
 			for _, e := range list {
 				fmt.Fprintln(st.stderr, e.Error())
@@ -60,17 +62,17 @@ func runRun(st *state, args []string) error {
 	}
 	if *check {
 		fmt.Fprintf(st.stdout, "%s: ok: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
-			planPath, len(plan.Implementations), len(plan.Workloads), len(plan.Load.Levels), plan.Trials)
+			planPath, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
 		return nil
 	}
 	rn := &lab.Runner{
 		Root:       root,
-		ResultsDir: *results,
+		ResultsDir: *resultsDir,
 		Progress:   st.stderr,
 		TTY:        st.stderrTTY,
 		Command:    "showdown run " + strings.Join(args, " "),
 	}
-	dir, rec, err := rn.Run(st.ctx, plan)
+	dir, rec, err := rn.Run(st.ctx, p)
 	if dir != "" {
 		// The report's summary.md (headlines, only measured columns)
 		// replaces the runner's plain one, and is what the terminal shows.
@@ -78,7 +80,7 @@ func runRun(st *state, args []string) error {
 		if rerr != nil {
 			fmt.Fprintf(st.stderr, "showdown: report: %v\n", rerr)
 		}
-		if md, err := os.ReadFile(filepath.Join(dir, lab.SummaryFile)); err == nil {
+		if md, err := os.ReadFile(filepath.Join(dir, results.SummaryFile)); err == nil {
 			fmt.Fprintf(st.stdout, "\n%s", md)
 		}
 		fmt.Fprintf(st.stdout, "\nresults: %s\n", dir)
@@ -93,16 +95,16 @@ func runRun(st *state, args []string) error {
 		return err
 	}
 	if n := problems(rec); n > 0 {
-		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, lab.SummaryFile))}
+		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, results.SummaryFile))}
 	}
 	return nil
 }
 
 // problems counts failed service runs and invariant violations.
-func problems(r *lab.Run) int {
+func problems(r *results.Run) int {
 	n := 0
 	for _, sr := range r.Services {
-		if sr.Status != "ok" {
+		if sr.Status != results.OK {
 			n++
 		}
 		for _, l := range sr.Levels {

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
 )
 
 func init() {
@@ -27,14 +27,7 @@ func runServices(st *state, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0)), hint: "showdown services [-knobs]"}
 	}
-	start := st.getenv("SHOWDOWN_ROOT")
-	if start == "" {
-		var err error
-		if start, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	root, err := service.FindRoot(start)
+	root, err := stack.Root(st.getenv)
 	if err != nil {
 		return err
 	}

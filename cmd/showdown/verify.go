@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
 	"github.com/showdownlab/showdown/workloads"
 )
@@ -30,38 +30,10 @@ func init() {
 	})
 }
 
-// verifyDatabases starts the databases verify needs and returns them with
-// a function that stops them. Tests replace it to share one PostgreSQL and
-// one MariaDB across several runs.
-var verifyDatabases = startVerifyDatabases
-
-func startVerifyDatabases(ctx context.Context, progress io.Writer, postgres, mariadb bool) (db.Servers, func(), error) {
-	var s db.Servers
-	stop := func() {
-		if s.Postgres != nil {
-			s.Postgres.Stop()
-		}
-		if s.MariaDB != nil {
-			s.MariaDB.Stop()
-		}
-	}
-	if postgres {
-		fmt.Fprintln(progress, "starting postgres")
-		p, err := db.StartPostgres(ctx)
-		if err != nil {
-			return s, stop, err
-		}
-		s.Postgres = p
-	}
-	if mariadb {
-		fmt.Fprintln(progress, "starting mariadb")
-		m, err := db.StartMariaDB(ctx)
-		if err != nil {
-			return s, stop, err
-		}
-		s.MariaDB = m
-	}
-	return s, stop, nil
+// verifyDatabases starts the databases verify needs. Tests replace it to
+// share one PostgreSQL and one MariaDB across several runs.
+var verifyDatabases = func(ctx context.Context, progress io.Writer, engines []workloads.Engine) (*stack.Databases, error) {
+	return stack.StartDatabases(ctx, engines, stack.DatabaseOptions{Progress: progress})
 }
 
 // verifyOptions are verify's flags.
@@ -82,7 +54,7 @@ func runVerify(st *state, args []string) error {
 	fs.Var(&wl, "workload", "workloads to check, comma-separated or repeated (default: every workload the manifest lists)")
 	fs.StringVar(&o.url, "url", "", "check an already-running service at this base URL instead (needs --workload; outage and shutdown checks are skipped)")
 	fs.IntVar(&o.skuRows, "sku-rows", defaultVerifySKURows, "rows loaded into the sku table")
-	fs.DurationVar(&o.healthTimeout, "health-timeout", 2*time.Minute, "how long a service may take to answer GET /health with 200")
+	fs.DurationVar(&o.healthTimeout, "health-timeout", stack.DefaultHealthTimeout, "how long a service may take to answer GET /health with 200")
 	fs.BoolVar(&o.verbose, "v", false, "copy build and service output to stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -221,13 +193,7 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 			err = exitError{code: exitInterrupted, err: errors.New("interrupted; stopped the services and databases")}
 		}
 	}()
-	start := st.getenv("SHOWDOWN_ROOT")
-	if start == "" {
-		if start, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	root, err := service.FindRoot(start)
+	root, err := stack.Root(st.getenv)
 	if err != nil {
 		return err
 	}
@@ -256,7 +222,7 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 	// The workloads of each service: the flag's, all of which it must serve
 	// (with one service), or what each serves (with all).
 	wls := map[string][]string{}
-	needPG, needMy := false, false
+	var every []string
 	for _, m := range targets {
 		ws := m.Workloads
 		if len(o.workloads) > 0 {
@@ -270,14 +236,7 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 			}
 		}
 		wls[m.Name] = ws
-		for _, w := range ws {
-			switch workloads.Database(w) {
-			case "postgres":
-				needPG = true
-			case "mysql":
-				needMy = true
-			}
-		}
+		every = append(every, ws...)
 	}
 
 	var out io.Writer = io.Discard
@@ -333,11 +292,11 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 		built[m.Name] = true
 	}
 
-	servers, stopDBs, err := verifyDatabases(ctx, st.stderr, needPG, needMy)
-	defer stopDBs()
+	dbs, err := verifyDatabases(ctx, st.stderr, stack.Engines(every))
 	if err != nil {
 		return err
 	}
+	defer dbs.Stop()
 
 	t := &tally{w: st.stdout}
 	for _, m := range targets {
@@ -351,7 +310,7 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 		if !built[m.Name] {
 			continue
 		}
-		if err := verifyOne(st, o, m, wls[m.Name], servers, out, t); err != nil {
+		if err := verifyOne(st, o, m, wls[m.Name], dbs, out, t); err != nil {
 			if err := brokenErr(m, err); err != nil {
 				return err
 			}
@@ -375,95 +334,55 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 
 // verifyOne prepares the databases for m, starts it, runs the suite and
 // stops it.
-func verifyOne(st *state, o verifyOptions, m *service.Manifest, ws []string, servers db.Servers, out io.Writer, t *tally) error {
+func verifyOne(st *state, o verifyOptions, m *service.Manifest, ws []string, dbs *stack.Databases, out io.Writer, t *tally) error {
 	ctx := st.ctx
-	env := map[string]string{}
 	// A database left down by an interrupted outage check comes back first.
-	if servers.Postgres != nil {
-		if err := servers.Postgres.Up(ctx); err != nil {
-			return err
-		}
-		env["DATABASE_URL"] = servers.Postgres.URL()
+	if err := dbs.Up(ctx); err != nil {
+		return err
 	}
-	if servers.MariaDB != nil {
-		if err := servers.MariaDB.Up(ctx); err != nil {
-			return err
-		}
-		env["MYSQL_URL"] = servers.MariaDB.URL()
-	}
-	var known []int64
-	for _, w := range ws {
-		if workloads.Database(w) == "" {
-			continue
-		}
-		fmt.Fprintf(st.stderr, "preparing %s\n", w)
-		p, err := db.Prepare(ctx, w, servers, db.PrepareOptions{SKURows: o.skuRows})
-		if err != nil {
-			return fmt.Errorf("prepare workload %s: %w", w, err)
-		}
-		if w == "sku" {
-			known = p.KnownSKUs
-		}
+	known, err := dbs.Prepare(ctx, ws, db.PrepareOptions{SKURows: o.skuRows})
+	if err != nil {
+		return err
 	}
 
 	fmt.Fprintf(st.stderr, "starting %s\n", m.Name)
-	inst, err := service.Start(ctx, m, service.StartOptions{Env: env, Log: out})
+	svc, err := stack.StartService(ctx, m, dbs, stack.ServiceOptions{Log: out, HealthTimeout: o.healthTimeout})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err := inst.Stop(service.DefaultStopTimeout); err != nil {
+		if _, err := svc.Stop(); err != nil {
 			fmt.Fprintf(st.stderr, "showdown: %v\n", err)
 		}
 	}()
-	startup, err := inst.WaitHealthy(ctx, o.healthTimeout)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(st.stderr, "%s healthy at %s after %s\n", m.Name, inst.URL(), startup.Round(time.Millisecond))
+	fmt.Fprintf(st.stderr, "%s healthy at %s after %s\n", m.Name, svc.URL(), svc.Startup.Round(time.Millisecond))
 
-	engineOf := func(w string) (interface {
-		Down(context.Context) error
-		Up(context.Context) error
-	}, error) {
-		switch workloads.Database(w) {
-		case "postgres":
-			if servers.Postgres != nil {
-				return servers.Postgres, nil
-			}
-		case "mysql":
-			if servers.MariaDB != nil {
-				return servers.MariaDB, nil
-			}
-		}
-		return nil, fmt.Errorf("workload %s has no database started by verify", w)
-	}
 	target := verify.Target{
-		BaseURL:   inst.URL(),
+		BaseURL:   svc.URL(),
 		Workloads: ws,
 		KnownSKUs: known,
 		DatabaseDown: func(ctx context.Context, w string) error {
-			s, err := engineOf(w)
+			s, err := dbs.For(w)
 			if err != nil {
 				return err
 			}
 			return s.Down(ctx)
 		},
 		DatabaseUp: func(ctx context.Context, w string) error {
-			s, err := engineOf(w)
+			s, err := dbs.For(w)
 			if err != nil {
 				return err
 			}
 			return s.Up(ctx)
 		},
-		Terminate: func() error { return inst.Signal(syscall.SIGTERM) },
-		Exited:    inst.Wait,
+		Terminate: func() error { return svc.Signal(syscall.SIGTERM) },
+		Exited:    svc.Wait,
 	}
 	before := t.failed
 	verify.Run(ctx, target, t.report)
 	if n := t.failed - before; n > 0 {
 		fmt.Fprintf(st.stderr, "%s: %d checks failed\n", m.Name, n)
-		if tail := inst.LogTail(20); tail != "" && !o.verbose {
+		if tail := svc.LogTail(20); tail != "" && !o.verbose {
 			fmt.Fprintf(st.stderr, "last lines of %s's output:\n%s\n", m.Name, indentBlock(tail, "  | "))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,9 @@ import (
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // tinyTree writes a showdown tree holding one service, "tiny-bad": the
@@ -233,9 +236,10 @@ type sharedDatabases struct {
 	err error
 }
 
-func (d *sharedDatabases) start(ctx context.Context, progress io.Writer, postgres, mariadb bool) (db.Servers, func(), error) {
+func (d *sharedDatabases) start(ctx context.Context, progress io.Writer, engines []workloads.Engine) (*stack.Databases, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	postgres, mariadb := slices.Contains(engines, workloads.Postgres), slices.Contains(engines, workloads.MySQL)
 	if postgres && d.s.Postgres == nil && d.err == nil {
 		fmt.Fprintln(progress, "starting postgres (shared)")
 		d.s.Postgres, d.err = db.StartPostgres(ctx)
@@ -244,7 +248,10 @@ func (d *sharedDatabases) start(ctx context.Context, progress io.Writer, postgre
 		fmt.Fprintln(progress, "starting mariadb (shared)")
 		d.s.MariaDB, d.err = db.StartMariaDB(ctx)
 	}
-	return d.s, func() {}, d.err
+	if d.err != nil {
+		return nil, d.err
+	}
+	return stack.Use(d.s, stack.DatabaseOptions{Progress: progress}), nil
 }
 
 func (d *sharedDatabases) stop() {

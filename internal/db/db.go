@@ -39,12 +39,14 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // DefaultPostgresMaxConnections is PostgreSQL's max_connections unless
 // WithMaxConnections says otherwise: PostgreSQL's own default, which the
 // sources ran with.
-const DefaultPostgresMaxConnections = 100
+const DefaultPostgresMaxConnections = workloads.DefaultMaxConnections
 
 // DefaultStartTimeout bounds how long a server may take to answer after it
 // starts (initialisation not included).

@@ -29,21 +29,24 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("MYSQL_URL =", my.URL(), "known sku_ids:", p.KnownSKUs)
+	fmt.Println("known sku_ids:", len(p.KnownSKUs)) // the service gets MYSQL_URL = my.URL()
 
 	if _, err := db.Prepare(ctx, "bank", s, db.PrepareOptions{}); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("DATABASE_URL =", pg.URL())
-	// ... run a level against a service ...
+	// ... run a level against a service given DATABASE_URL = pg.URL() ...
 	violations, err := db.Audit(ctx, "bank", s, -1)
 	if err != nil {
 		log.Fatal(err)
 	}
+	fmt.Println("bank invariants broken:", len(violations))
 	for _, v := range violations {
 		fmt.Println("broken:", v.Check, v.Detail)
 	}
 	if err := db.Reset(ctx, "bank", s); err != nil {
 		log.Fatal(err)
 	}
+	// Output:
+	// known sku_ids: 10
+	// bank invariants broken: 0
 }

@@ -399,6 +399,14 @@ func Reset(ctx context.Context, workload string, s Servers) error {
 // balance, every balance matches its ledger; for users: the row count
 // equals created. A nil slice means all is well.
 func Audit(ctx context.Context, workload string, s Servers, created int64) ([]Violation, error) {
+	return AuditWithin(ctx, workload, s, created, created)
+}
+
+// AuditWithin is Audit with the "rows" rule relaxed to a range: at least
+// atLeast rows (nothing lost) and at most atMost (nothing duplicated
+// beyond the requests that may still have been in flight); skipped when
+// atLeast < 0.
+func AuditWithin(ctx context.Context, workload string, s Servers, atLeast, atMost int64) ([]Violation, error) {
 	if _, err := workloads.FS.ReadFile(workload + "/audit.sql"); errors.Is(err, fs.ErrNotExist) {
 		if !slices.Contains(workloads.Names, workload) {
 			return nil, fmt.Errorf("unknown workload %q (known: %s)", workload, strings.Join(workloads.Names, ", "))
@@ -425,7 +433,7 @@ func Audit(ctx context.Context, workload string, s Servers, created int64) ([]Vi
 		if err != nil {
 			return nil, fmt.Errorf("workloads/%s/audit.sql: query %s: %w", workload, n, err)
 		}
-		v, err := check(n, cols, vals, created)
+		v, err := check(n, cols, vals, atLeast, atMost)
 		if err != nil {
 			return nil, fmt.Errorf("workloads/%s/audit.sql: query %s: %w", workload, n, err)
 		}
@@ -437,7 +445,7 @@ func Audit(ctx context.Context, workload string, s Servers, created int64) ([]Vi
 }
 
 // check applies the audit rule to one query's row; "" means it holds.
-func check(name string, cols, vals []string, created int64) (string, error) {
+func check(name string, cols, vals []string, atLeast, atMost int64) (string, error) {
 	num := func(i int) (*big.Rat, error) {
 		r, ok := new(big.Rat).SetString(strings.TrimSpace(vals[i]))
 		if !ok {
@@ -452,8 +460,14 @@ func check(name string, cols, vals []string, created int64) (string, error) {
 			return "", err
 		}
 		if name == "rows" {
-			if created >= 0 && got.Cmp(new(big.Rat).SetInt64(created)) != 0 {
-				return fmt.Sprintf("%s rows, want %d (created)", vals[0], created), nil
+			switch {
+			case atLeast < 0:
+			case atLeast == atMost && got.Cmp(new(big.Rat).SetInt64(atLeast)) != 0:
+				return fmt.Sprintf("%s rows, want %d (created)", vals[0], atLeast), nil
+			case got.Cmp(new(big.Rat).SetInt64(atLeast)) < 0:
+				return fmt.Sprintf("%s rows but %d created: writes were lost", vals[0], atLeast), nil
+			case got.Cmp(new(big.Rat).SetInt64(atMost)) > 0:
+				return fmt.Sprintf("%s rows for %d created (at most %d more could have been in flight)", vals[0], atLeast, atMost-atLeast), nil
 			}
 			return "", nil
 		}

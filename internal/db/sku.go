@@ -4,13 +4,15 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // DefaultSKURows is how many rows Prepare loads into purch_sku_master: the source's 2,000,000.
-const DefaultSKURows = 2_000_000
+const DefaultSKURows = workloads.DefaultSKURows
 
 // DefaultSeed is the seed Prepare generates rows from unless told otherwise.
-const DefaultSeed = 1
+const DefaultSeed = workloads.DefaultSeed
 
 // DefaultKnownSKUs is how many known sku_ids Prepare returns: the source used 10.
 const DefaultKnownSKUs = 10

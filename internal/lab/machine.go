@@ -12,27 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 )
 
-// Machine describes where a run happened.
-type Machine struct {
-	Hostname    string            `json:"hostname"`
-	CPUModel    string            `json:"cpu_model"`
-	CPUs        int               `json:"cpus"`
-	MemoryBytes int64             `json:"memory_bytes"`
-	Kernel      string            `json:"kernel"`
-	OS          string            `json:"os"`
-	Cgroup      string            `json:"cgroup"`
-	Versions    map[string]string `json:"versions"`
-	GitCommit   string            `json:"git_commit,omitempty"`
-	GitDirty    bool              `json:"git_dirty,omitempty"`
-}
-
 // DescribeMachine reads the machine's facts and tool versions; root is the
 // project folder (for its git commit).
-func DescribeMachine(root string) Machine {
-	m := Machine{CPUs: runtime.NumCPU(), Versions: map[string]string{}}
+func DescribeMachine(root string) results.Machine {
+	m := results.Machine{CPUs: runtime.NumCPU(), Versions: map[string]string{}}
 	m.Hostname, _ = os.Hostname()
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/report"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -17,7 +20,7 @@ type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
 	tty      bool
-	plan     *Plan
+	plan     *plan.Plan
 	start    time.Time
 	total    int // levels in the whole plan
 	done     int // levels finished or skipped
@@ -28,7 +31,7 @@ type progress struct {
 	drawn    bool
 }
 
-func newProgress(w io.Writer, tty bool, p *Plan) *progress {
+func newProgress(w io.Writer, tty bool, p *plan.Plan) *progress {
 	if w == nil {
 		w = io.Discard
 	}
@@ -79,18 +82,18 @@ func (pr *progress) unit() string {
 }
 
 // result prints the outcome of a level and counts it done.
-func (pr *progress) result(lr *LevelRun) {
+func (pr *progress) result(lr *results.LevelRun) {
 	pr.mu.Lock()
 	pr.done++
 	pr.mu.Unlock()
-	if lr.Status != "ok" {
+	if lr.Status != results.OK {
 		pr.line(fmt.Sprintf("%s: %d %s: FAILED: %s", pr.where, lr.Level, pr.unit(), lr.Reason))
 		return
 	}
 	t := lr.Total
 	msg := fmt.Sprintf("%s: %d %s: %s req/s, p50 %s, p99 %s, errors %.2f%%, CPU %.0f%%, RSS %s",
-		pr.where, lr.Level, pr.unit(), FormatCount(t.Throughput), FormatMs(t.Latency.P50), FormatMs(t.Latency.P99),
-		t.ErrorPercent, lr.Service.CPUMean, FormatBytes(float64(lr.Service.RSSPeakBytes)))
+		pr.where, lr.Level, pr.unit(), report.FormatCount(t.Throughput), report.FormatMs(t.Latency.P50), report.FormatMs(t.Latency.P99),
+		t.ErrorPercent, lr.Service.CPUMean, report.FormatBytes(float64(lr.Service.RSSPeakBytes)))
 	if len(lr.Violations) > 0 {
 		msg += fmt.Sprintf(", %d INVARIANT FAILURES", len(lr.Violations))
 	}
@@ -149,7 +152,7 @@ func (pr *progress) draw() {
 		}
 	}
 	if p := pr.last; p.Requests > 0 {
-		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", FormatCount(p.Rate), p.Errors, FormatMs(float64(p.P99)/1e6))
+		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", report.FormatCount(p.Rate), p.Errors, report.FormatMs(float64(p.P99)/1e6))
 	}
 	fmt.Fprint(pr.w, b.String())
 	pr.drawn = true
@@ -170,43 +173,4 @@ func (pr *progress) eta() string {
 		per = time.Duration(l.Duration) + time.Duration(l.Warmup)/time.Duration(len(l.Levels)) + 5*time.Second
 	}
 	return "~" + (per * time.Duration(left)).Truncate(time.Second).String()
-}
-
-// FormatCount prints a rate or count with sensible precision.
-func FormatCount(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-// FormatMs prints milliseconds with sensible precision.
-func FormatMs(ms float64) string {
-	switch {
-	case ms >= 1000:
-		return fmt.Sprintf("%.2fs", ms/1000)
-	case ms >= 10:
-		return fmt.Sprintf("%.0fms", ms)
-	case ms >= 1:
-		return fmt.Sprintf("%.1fms", ms)
-	}
-	return fmt.Sprintf("%.2fms", ms)
-}
-
-// FormatBytes prints a byte count in binary units ("—" for none).
-func FormatBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", b/(1<<10))
-	case b > 0:
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return "—"
 }

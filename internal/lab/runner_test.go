@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 )
 
 // testRoot holds the lab's own test services (testdata/services/*).
-func testRoot(t *testing.T) (string, Catalog) {
+func testRoot(t *testing.T) (string, plan.Catalog) {
 	t.Helper()
 	root, err := filepath.Abs("testdata")
 	if err != nil {
@@ -24,22 +26,22 @@ func testRoot(t *testing.T) (string, Catalog) {
 }
 
 // catalogOf lists the services under root/services and their workloads.
-func catalogOf(t *testing.T, root string) Catalog {
+func catalogOf(t *testing.T, root string) plan.Catalog {
 	t.Helper()
 	ms, err := service.Discover(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := Catalog{}
+	cat := plan.Catalog{}
 	for _, m := range ms {
 		cat[m.Name] = m.Workloads
 	}
 	return cat
 }
 
-func parseTestPlan(t *testing.T, cat Catalog, text string) *Plan {
+func parseTestPlan(t *testing.T, cat plan.Catalog, text string) *plan.Plan {
 	t.Helper()
-	p, err := ParsePlan("test.yaml", []byte(text), cat)
+	p, err := plan.ParsePlan("test.yaml", []byte(text), cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ placement: {}
 		t.Fatalf("%d service runs, want 1", len(rec.Services))
 	}
 	sr := rec.Services[0]
-	if sr.Status != "ok" {
+	if sr.Status != results.OK {
 		t.Fatalf("service run %s: %s\n%s", sr.Status, sr.Reason, sr.LogTail)
 	}
 	lr := sr.Levels[0]
@@ -108,7 +110,7 @@ placement: {}
 	if !strings.Contains(strings.Join(checks, ","), "ledger") {
 		t.Errorf("violations %v, want the ledger check to fail", lr.Violations)
 	}
-	back, err := ReadRun(dir)
+	back, err := results.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,13 +133,13 @@ load:
   warmup: 0s
 placement: {}
 `)
-	results := t.TempDir()
-	rn := &Runner{Root: root, ResultsDir: results, Command: "go test"}
+	parent := t.TempDir()
+	rn := &Runner{Root: root, ResultsDir: parent, Command: "go test"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
 		dir string
-		rec *Run
+		rec *results.Run
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -148,7 +150,7 @@ placement: {}
 	// Interrupt once the first level is under way.
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		m, _ := filepath.Glob(filepath.Join(results, "*", "runs", "bank", "broken-bank", "trial-1", "level-2"))
+		m, _ := filepath.Glob(filepath.Join(parent, "*", "runs", "bank", "broken-bank", "trial-1", "level-2"))
 		if len(m) > 0 {
 			break
 		}
@@ -169,7 +171,7 @@ placement: {}
 		t.Error("Run returned no error after an interrupt")
 	}
 	noDescendants(t)
-	back, err := ReadRun(o.dir)
+	back, err := results.ReadRun(o.dir)
 	if err != nil {
 		t.Fatalf("run.json after an interrupt: %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 )
 
@@ -22,7 +24,7 @@ func TestSmokePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadPlan(filepath.Join(root, "plans", "smoke.yaml"), catalogOf(t, root))
+	p, err := plan.LoadPlan(filepath.Join(root, "plans", "smoke.yaml"), catalogOf(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestSmokePlan(t *testing.T) {
 		t.Errorf("%d service runs, want %d", len(rec.Services), want)
 	}
 	for _, sr := range rec.Services {
-		if sr.Status != "ok" {
+		if sr.Status != results.OK {
 			t.Errorf("%s on %s: %s: %s\n%s", sr.Implementation, sr.Workload, sr.Status, sr.Reason, sr.LogTail)
 			continue
 		}

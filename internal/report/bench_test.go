@@ -14,7 +14,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -26,36 +27,36 @@ func writeSyntheticRun(tb testing.TB, dir string, impls, workloads, levels, tria
 	tb.Helper()
 	rng := rand.New(rand.NewSource(1))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := &lab.Plan{Name: "synthetic", Trials: trials, Load: lab.Load{Model: "closed", Duration: lab.Duration(time.Duration(secs) * time.Second)}}
+	p := &plan.Plan{Name: "synthetic", Trials: trials, Load: plan.Load{Model: "closed", Duration: plan.Duration(time.Duration(secs) * time.Second)}}
 	for i := 0; i < impls; i++ {
-		p.Implementations = append(p.Implementations, lab.Implementation{Service: fmt.Sprintf("impl-%d", i)})
+		p.Implementations = append(p.Implementations, plan.Implementation{Service: fmt.Sprintf("impl-%d", i)})
 	}
 	for w := 0; w < workloads; w++ {
-		p.Workloads = append(p.Workloads, lab.Workload{Name: fmt.Sprintf("workload-%d", w)})
+		p.Workloads = append(p.Workloads, plan.Workload{Name: fmt.Sprintf("workload-%d", w)})
 	}
 	for l := 0; l < levels; l++ {
 		p.Load.Levels = append(p.Load.Levels, 1<<(2*l))
 	}
-	r := &lab.Run{Version: 1, Plan: p, Start: start, End: start.Add(time.Hour), Command: "showdown run synthetic.yaml"}
+	r := &results.Run{Version: 1, Plan: p, Start: start, End: start.Add(time.Hour), Command: "showdown run synthetic.yaml"}
 	for _, wl := range p.Workloads {
 		for _, im := range p.Implementations {
 			for t := 1; t <= trials; t++ {
-				sr := &lab.ServiceRun{Implementation: im.ID(), Service: im.Service, Workload: wl.Name, Trial: t, Status: "ok",
+				sr := &results.ServiceRun{Implementation: im.ID(), Service: im.Service, Workload: wl.Name, Trial: t, Status: results.OK,
 					Dir: filepath.Join("runs", wl.Name, im.ID(), "trial-"+strconv.Itoa(t)), StartupSeconds: 0.5, ArtifactBytes: 10 << 20}
 				for _, level := range p.Load.Levels {
-					lr := &lab.LevelRun{Level: level, Status: "ok", Dir: filepath.Join(sr.Dir, "level-"+strconv.Itoa(level))}
-					total := newHist()
+					lr := &results.LevelRun{Level: level, Status: results.OK, Dir: filepath.Join(sr.Dir, "level-"+strconv.Itoa(level))}
+					total := load.NewHistogram()
 					ld := filepath.Join(dir, lr.Dir)
 					if err := os.MkdirAll(ld, 0o755); err != nil {
 						tb.Fatal(err)
 					}
 					var ts bytes.Buffer
 					cw := csv.NewWriter(&ts)
-					cw.Write(append(append([]string{}, load.TimeseriesHeader...), lab.ResourceColumns...))
+					cw.Write(append(append([]string{}, load.TimeseriesHeader...), results.ResourceColumns...))
 					var hlog strings.Builder
 					hlog.WriteString("#[synthetic]\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")
 					for s := 0; s < secs; s++ {
-						h := newHist()
+						h := load.NewHistogram()
 						n := 1000 + rng.Intn(200)
 						for k := 0; k < n; k++ {
 							h.RecordValue(int64(200e3 + rng.ExpFloat64()*float64(level)*100e3))
@@ -73,7 +74,7 @@ func writeSyntheticRun(tb testing.TB, dir string, impls, workloads, levels, tria
 					}
 					cw.Flush()
 					lr.Total = load.LabelStats{Label: "TOTAL", Tag: "total", Samples: total.TotalCount(), Throughput: float64(total.TotalCount()) / float64(secs), Latency: load.StatsOf(total)}
-					lr.Service = lab.Resources{CPUMean: 50, RSSPeakBytes: 30 << 20, ThreadsMax: 8, FDsMax: 30}
+					lr.Service = results.Resources{CPUMean: 50, RSSPeakBytes: 30 << 20, ThreadsMax: 8, FDsMax: 30}
 					sum := load.Summary{Version: 1, Model: "closed", Start: start, DurationSeconds: float64(secs), Users: level, Total: lr.Total}
 					for name, content := range map[string]string{load.TimeseriesFile: ts.String(), load.LatencyLogFile: hlog.String()} {
 						if err := os.WriteFile(filepath.Join(ld, name), []byte(content), 0o644); err != nil {
@@ -90,7 +91,7 @@ func writeSyntheticRun(tb testing.TB, dir string, impls, workloads, levels, tria
 			}
 		}
 	}
-	if err := lab.WriteRun(dir, r); err != nil {
+	if err := results.WriteRun(dir, r); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -3,7 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
-	"github.com/showdownlab/showdown/internal/lab"
+
 	"io"
 	"math"
 	"strings"
@@ -281,13 +281,13 @@ func fmtValue(m string, v Value) string {
 	var s string
 	switch m {
 	case "p50_ms", "p99_ms":
-		s = lab.FormatMs(v.Median)
+		s = FormatMs(v.Median)
 	case "rss_peak_bytes":
-		s = lab.FormatBytes(v.Median)
+		s = FormatBytes(v.Median)
 	case "cpu_percent":
 		s = fmt.Sprintf("%.1f%%", v.Median)
 	default:
-		s = lab.FormatCount(v.Median)
+		s = FormatCount(v.Median)
 	}
 	if len(v.Trials) > 1 && v.Median != 0 {
 		s += fmt.Sprintf(" ± %.0f%%", 100*(v.Max-v.Min)/math.Abs(v.Median))

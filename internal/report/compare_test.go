@@ -6,35 +6,36 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // fakeRun builds the results of one workload "w" at 8 users: per
 // implementation, one throughput per trial (latency and resources follow
 // from it, so a faster trial is also a lower-latency one).
-func fakeRun(impls []lab.Implementation, tput map[string][]float64) *Results {
+func fakeRun(impls []plan.Implementation, tput map[string][]float64) *Results {
 	trials := 0
 	for _, v := range tput {
 		trials = max(trials, len(v))
 	}
-	r := &lab.Run{Version: 1, Plan: &lab.Plan{Name: "fake", Implementations: impls, Workloads: []lab.Workload{{Name: "w"}},
-		Load: lab.Load{Model: "closed", Levels: []int{8}}, Trials: trials}}
+	r := &results.Run{Version: 1, Plan: &plan.Plan{Name: "fake", Implementations: impls, Workloads: []plan.Workload{{Name: "w"}},
+		Load: plan.Load{Model: "closed", Levels: []int{8}}, Trials: trials}}
 	for _, im := range impls {
 		for i, v := range tput[im.ID()] {
-			lr := &lab.LevelRun{Level: 8, Status: "ok"}
+			lr := &results.LevelRun{Level: 8, Status: results.OK}
 			lr.Total.Samples = int64(v * 10)
 			lr.Total.Throughput = v
 			lr.Total.Latency.P50 = 8000 / v
 			lr.Total.Latency.P99 = 4 * 8000 / v
 			lr.Service.CPUMean = 50
 			lr.Service.RSSPeakBytes = 20 << 20
-			r.Services = append(r.Services, &lab.ServiceRun{Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: "w", Trial: i + 1, Status: "ok", Levels: []*lab.LevelRun{lr}})
+			r.Services = append(r.Services, &results.ServiceRun{Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: "w", Trial: i + 1, Status: results.OK, Levels: []*results.LevelRun{lr}})
 		}
 	}
-	return &Results{Path: "fake", Kind: KindRun, Run: r, details: map[*lab.LevelRun]*Detail{}}
+	return &Results{Path: "fake", Kind: KindRun, Run: r, details: map[*results.LevelRun]*results.Level{}}
 }
 
-func one(name string) []lab.Implementation { return []lab.Implementation{{Service: name}} }
+func one(name string) []plan.Implementation { return []plan.Implementation{{Service: name}} }
 
 func TestCompareKnownAnswers(t *testing.T) {
 	for _, tc := range []struct {
@@ -89,7 +90,7 @@ func TestCompareKnownAnswers(t *testing.T) {
 }
 
 func TestCompareBetween(t *testing.T) {
-	impls := []lab.Implementation{
+	impls := []plan.Implementation{
 		{Service: "go-stdlib", Variant: "logging=off"},
 		{Service: "go-stdlib", Variant: "logging=on"},
 		{Service: "node-http", Env: map[string]string{"LOGGING": "off"}},

@@ -12,24 +12,24 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/load"
 )
 
-// DefaultSeriesPoints is how many points a time series keeps at most;
-// longer runs are averaged down to it so the file stays small.
-const DefaultSeriesPoints = 600
+// seriesPoints is how many points a time series keeps at most; longer
+// runs are averaged down to it so the file stays small.
+const seriesPoints = 600
 
 // Option changes how WriteHTML draws a report.
 type Option func(*options)
 
 type options struct {
-	seriesPoints int
 	p99Ms        float64
 	errorPercent float64
 }
 
 func newOptions(opts []Option) options {
-	o := options{seriesPoints: DefaultSeriesPoints, p99Ms: DefaultAcceptableP99Ms, errorPercent: DefaultAcceptableErrorPercent}
+	o := options{p99Ms: DefaultAcceptableP99Ms, errorPercent: DefaultAcceptableErrorPercent}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -46,15 +46,6 @@ func WithAcceptable(p99Ms, errorPercent float64) Option {
 		}
 		if errorPercent >= 0 {
 			o.errorPercent = errorPercent
-		}
-	}
-}
-
-// WithSeriesPoints caps the points of a time series (DefaultSeriesPoints).
-func WithSeriesPoints(n int) Option {
-	return func(o *options) {
-		if n > 1 {
-			o.seriesPoints = n
 		}
 	}
 }
@@ -121,7 +112,6 @@ type htmlCell struct {
 
 // WriteHTML writes the self-contained HTML report of res.
 func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
-	o := newOptions(opts)
 	s := Summarize(res, opts...)
 	colors := map[string]string{}
 	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns}
@@ -152,7 +142,7 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			}
 			hc := htmlCell{ID: fmt.Sprintf("w%dc%d", wi, ci), Color: colors[c.Implementation],
 				Title: fmt.Sprintf("%s · %s · %d %s", c.Implementation, c.Workload, c.Level, s.LevelUnit)}
-			ch, note := timeSeriesChart(hc.ID, res, s, c, colors[c.Implementation], o.seriesPoints)
+			ch, note := timeSeriesChart(hc.ID, res, s, c, colors[c.Implementation], seriesPoints)
 			hc.Note = note
 			if ch != "" {
 				hc.Chart = template.HTML(ch)
@@ -207,10 +197,10 @@ func levelCharts(id string, s *Summary, wl *Workload, colors map[string]string) 
 		fmt                func(float64) string
 	}
 	specs := []spec{
-		{"throughput", "Throughput", "throughput (req/s)", 1, lab.FormatCount},
-		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, lab.FormatMs},
+		{"throughput", "Throughput", "throughput (req/s)", 1, FormatCount},
+		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, FormatMs},
 		{"cpu_percent", "Service CPU (mean)", "CPU (% of one core)", 1, func(v float64) string { return fmt.Sprintf("%.0f%%", v) }},
-		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return lab.FormatBytes(v * (1 << 20)) }},
+		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return FormatBytes(v * (1 << 20)) }},
 	}
 	var out []figure
 	for k, sp := range specs {
@@ -312,7 +302,7 @@ func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[strin
 					continue
 				}
 				if merged == nil {
-					merged = newHist()
+					merged = load.NewHistogram()
 				}
 				merged.Merge(d.Latency)
 			}
@@ -322,9 +312,9 @@ func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[strin
 			xs, ys := spectrumPoints(merged)
 			tips := make([]string, len(xs))
 			for i := range xs {
-				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), lab.FormatMs(ys[i]))
+				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), FormatMs(ys[i]))
 				if i == len(xs)-1 {
-					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, lab.FormatMs(ys[i]))
+					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, FormatMs(ys[i]))
 				}
 			}
 			maxInv = math.Max(maxInv, xs[len(xs)-1])
@@ -467,12 +457,12 @@ func allNaN(v []float64) bool {
 
 // downsample averages consecutive rows so at most n remain (max columns
 // keep their maximum).
-func downsample(s *Series, n int) *Series {
+func downsample(s *results.Series, n int) *results.Series {
 	if len(s.Rows) <= n {
 		return s
 	}
 	k := (len(s.Rows) + n - 1) / n
-	out := &Series{Columns: s.Columns}
+	out := &results.Series{Columns: s.Columns}
 	for i := 0; i < len(s.Rows); i += k {
 		end := min(i+k, len(s.Rows))
 		row := make([]float64, len(s.Columns))
@@ -527,7 +517,7 @@ func environment(res *Results) ([][2]string, [][]string) {
 		add("CPU", fmt.Sprintf("%s × %d", m.CPUModel, m.CPUs))
 	}
 	if m.MemoryBytes > 0 {
-		add("Memory", lab.FormatBytes(float64(m.MemoryBytes)))
+		add("Memory", FormatBytes(float64(m.MemoryBytes)))
 	}
 	add("OS", strings.TrimSpace(m.OS+" "+m.Kernel))
 	add("cgroup", m.Cgroup)
@@ -576,12 +566,10 @@ func environment(res *Results) ([][2]string, [][]string) {
 		if b.Error != "" {
 			st = "failed: " + b.Error
 		}
-		builds = append(builds, []string{n, lab.FormatBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
+		builds = append(builds, []string{n, FormatBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
 	}
 	return env, builds
 }
-
-var _ = lab.RunFile
 
 // htmlCellText is cellText with the range on a second, smaller line.
 func htmlCellText(c *Cell, col tableColumn) template.HTML {
@@ -596,14 +584,14 @@ func htmlCellText(c *Cell, col tableColumn) template.HTML {
 // dropStragglers leaves out a last interval shorter than half a second:
 // the few requests that completed after the end, whose percentiles and
 // rate would be drawn as a spike.
-func dropStragglers(s *Series) *Series {
+func dropStragglers(s *results.Series) *results.Series {
 	n := len(s.Rows)
 	req, tp := s.Col("requests"), s.Col("throughput")
 	if n < 3 || req == nil || tp == nil {
 		return s
 	}
 	if last := n - 1; tp[last] > 0 && req[last]/tp[last] < 0.5 {
-		return &Series{Columns: s.Columns, Rows: s.Rows[:last]}
+		return &results.Series{Columns: s.Columns, Rows: s.Rows[:last]}
 	}
 	return s
 }

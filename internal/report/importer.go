@@ -16,7 +16,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -196,7 +196,7 @@ func fromSamples(path, kind string, ss []sample) (*Results, error) {
 	}
 	labels := map[string]*acc{}
 	var order []string
-	total := &acc{row: load.LabelStats{Label: "TOTAL", Tag: load.TotalTag}, hist: newHist(), why: map[string]int64{}}
+	total := &acc{row: load.LabelStats{Label: "TOTAL", Tag: load.TotalTag}, hist: load.NewHistogram(), why: map[string]int64{}}
 	nsec := int(math.Ceil(secs))
 	perSec := make([]*hdrhistogram.Histogram, nsec)
 	errs := make([]int64, nsec)
@@ -205,7 +205,7 @@ func fromSamples(path, kind string, ss []sample) (*Results, error) {
 	for _, s := range ss {
 		a := labels[s.label]
 		if a == nil {
-			a = &acc{row: load.LabelStats{Label: s.label, Tag: s.label}, hist: newHist(), why: map[string]int64{}}
+			a = &acc{row: load.LabelStats{Label: s.label, Tag: s.label}, hist: load.NewHistogram(), why: map[string]int64{}}
 			labels[s.label] = a
 			order = append(order, s.label)
 		}
@@ -229,7 +229,7 @@ func fromSamples(path, kind string, ss []sample) (*Results, error) {
 			i = nsec - 1
 		}
 		if perSec[i] == nil {
-			perSec[i] = newHist()
+			perSec[i] = load.NewHistogram()
 		}
 		perSec[i].RecordValue(v)
 		if !s.ok {
@@ -266,26 +266,25 @@ func fromSamples(path, kind string, ss []sample) (*Results, error) {
 	for _, l := range order {
 		sum.Labels = append(sum.Labels, finish(labels[l]))
 	}
-	series := &Series{Columns: load.TimeseriesHeader}
+	series := &results.Series{Columns: load.TimeseriesHeader}
 	for i := 0; i < nsec; i++ {
 		var n int64
 		var p50, p90, p99, mx float64
 		if h := perSec[i]; h != nil {
 			n = h.TotalCount()
-			p50, p90, p99, mx = msOf(h.ValueAtQuantile(50)), msOf(h.ValueAtQuantile(90)), msOf(h.ValueAtQuantile(99)), msOf(h.Max())
+			st := load.StatsOf(h)
+			p50, p90, p99, mx = st.P50, st.P90, st.P99, st.Max
 		}
 		length := math.Min(1, secs-float64(i))
 		series.Rows = append(series.Rows, []float64{float64(i), float64(n), float64(errs[i]), round(float64(n) / length), p50, p90, p99, mx, float64(active[i])})
 	}
-	lr := &lab.LevelRun{Level: level, Status: "ok", Total: sum.Total, AchievedRate: sum.AchievedRate}
+	lr := &results.LevelRun{Level: level, Status: results.OK, Total: sum.Total, AchievedRate: sum.AchievedRate}
 	base := filepath.Base(path)
 	name := strings.TrimSuffix(base, ".gz")
 	name = strings.TrimSuffix(name, filepath.Ext(name))
 	run := syntheticRun(name, strings.ToLower(kind), "imported", "closed", lr, sum)
 	run.Command = fmt.Sprintf("showdown report %s", shellQuote(path))
-	res := &Results{Path: path, Kind: kind, Run: run, details: map[*lab.LevelRun]*Detail{}}
-	res.details[lr] = &Detail{Series: series, Latency: total.hist, Labels: sum.Labels}
+	res := &Results{Path: path, Kind: kind, Run: run, details: map[*results.LevelRun]*results.Level{}}
+	res.details[lr] = &results.Level{Series: series, Latency: total.hist, Labels: sum.Labels}
 	return res, nil
 }
-
-func msOf(ns int64) float64 { return math.Round(float64(ns)/1e3) / 1e3 }

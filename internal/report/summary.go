@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // Default thresholds of the headline: the most throughput at an acceptable
@@ -27,28 +27,28 @@ type Metric struct {
 	// Higher reports whether a higher value is better.
 	Higher bool
 	// Of reads the metric from one trial.
-	Of func(*lab.LevelRun, *lab.ServiceRun) float64
+	Of func(*results.LevelRun, *results.ServiceRun) float64
 }
 
 // Metrics are the per-trial numbers every output knows, in table order.
 var Metrics = []Metric{
-	{"samples", "Samples", true, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Total.Samples) }},
-	{"mean_ms", "Average ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.Mean }},
-	{"p50_ms", "Median ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P50 }},
-	{"p90_ms", "90% ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P90 }},
-	{"p95_ms", "95% ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P95 }},
-	{"p99_ms", "99% ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.P99 }},
-	{"min_ms", "Min ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.Min }},
-	{"max_ms", "Max ms", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Latency.Max }},
-	{"error_percent", "Error %", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return errorPercent(l) }},
-	{"throughput", "Throughput/s", true, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.Throughput }},
-	{"received_kb_per_s", "Received KB/s", true, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Total.ReceivedKBps }},
-	{"cpu_percent", "CPU %", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return l.Service.CPUMean }},
-	{"rss_peak_bytes", "Peak RSS", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Service.RSSPeakBytes) }},
-	{"threads", "Threads", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Service.ThreadsMax) }},
-	{"fds", "FDs", false, func(l *lab.LevelRun, _ *lab.ServiceRun) float64 { return float64(l.Service.FDsMax) }},
-	{"startup_seconds", "Startup s", false, func(_ *lab.LevelRun, s *lab.ServiceRun) float64 { return s.StartupSeconds }},
-	{"artifact_bytes", "Artifact", false, func(_ *lab.LevelRun, s *lab.ServiceRun) float64 { return float64(s.ArtifactBytes) }},
+	{"samples", "Samples", true, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return float64(l.Total.Samples) }},
+	{"mean_ms", "Average ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.Mean }},
+	{"p50_ms", "Median ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.P50 }},
+	{"p90_ms", "90% ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.P90 }},
+	{"p95_ms", "95% ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.P95 }},
+	{"p99_ms", "99% ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.P99 }},
+	{"min_ms", "Min ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.Min }},
+	{"max_ms", "Max ms", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Latency.Max }},
+	{"error_percent", "Error %", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return errorPercent(l) }},
+	{"throughput", "Throughput/s", true, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.Throughput }},
+	{"received_kb_per_s", "Received KB/s", true, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Total.ReceivedKBps }},
+	{"cpu_percent", "CPU %", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return l.Service.CPUMean }},
+	{"rss_peak_bytes", "Peak RSS", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return float64(l.Service.RSSPeakBytes) }},
+	{"threads", "Threads", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return float64(l.Service.ThreadsMax) }},
+	{"fds", "FDs", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return float64(l.Service.FDsMax) }},
+	{"startup_seconds", "Startup s", false, func(_ *results.LevelRun, s *results.ServiceRun) float64 { return s.StartupSeconds }},
+	{"artifact_bytes", "Artifact", false, func(_ *results.LevelRun, s *results.ServiceRun) float64 { return float64(s.ArtifactBytes) }},
 }
 
 // metric returns the metric of a key; it panics on an unknown key (a
@@ -95,7 +95,7 @@ type Cell struct {
 	Trials int `json:"trials"`
 	// Values holds every metric by key; empty when nothing was measured.
 	Values map[string]Value `json:"metrics,omitempty"`
-	cell   *lab.Cell
+	cell   *results.Cell
 }
 
 // Get returns the median of a metric.
@@ -160,7 +160,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		byWorkload[w.Name] = wl
 		s.Workloads = append(s.Workloads, wl)
 	}
-	for _, lc := range lab.Cells(r) {
+	for _, lc := range results.Cells(r) {
 		c := &Cell{Implementation: lc.Implementation, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
 		if len(lc.Levels) > 0 {
 			c.Values = map[string]Value{}
@@ -186,7 +186,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		if wl == nil {
 			continue
 		}
-		if sr.Status != "ok" {
+		if sr.Status != results.OK {
 			s.Failures = append(s.Failures, Failure{sr.Implementation, sr.Workload, sr.Trial, sr.Reason, sr.LogTail})
 			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Implementation, sr.Trial, sr.Reason))
 		}
@@ -197,7 +197,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			for _, m := range lr.Warnings {
 				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, m))
 			}
-			if lr.Status == "ok" && lr.Total.Errors > 0 {
+			if lr.Status == results.OK && lr.Total.Errors > 0 {
 				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %.2f%% errors (%d of %d)%s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, errorPercent(lr), lr.Total.Errors, lr.Total.Samples, topReason(lr)))
 			}
 		}
@@ -208,8 +208,8 @@ func Summarize(res *Results, opts ...Option) *Summary {
 				continue
 			}
 			v := c.Values["throughput"]
-			if v.Median > 0 && (v.Max-v.Min)/v.Median > lab.SpreadWarning {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, lab.FormatCount(v.Min), lab.FormatCount(v.Max)))
+			if v.Median > 0 && (v.Max-v.Min)/v.Median > SpreadWarning {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, FormatCount(v.Min), FormatCount(v.Max)))
 			}
 		}
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
@@ -219,14 +219,14 @@ func Summarize(res *Results, opts ...Option) *Summary {
 
 // errorPercent is computed from the counts: summary.json's error_percent
 // holds a fraction in some engine versions despite its name.
-func errorPercent(l *lab.LevelRun) float64 {
+func errorPercent(l *results.LevelRun) float64 {
 	if l.Total.Samples == 0 {
 		return 0
 	}
 	return 100 * float64(l.Total.Errors) / float64(l.Total.Samples)
 }
 
-func topReason(lr *lab.LevelRun) string {
+func topReason(lr *results.LevelRun) string {
 	if len(lr.Total.Reasons) == 0 {
 		return ""
 	}
@@ -273,21 +273,21 @@ func headline(wl *Workload, unit string, o options) (*Cell, string) {
 			}
 		}
 		return nil, fmt.Sprintf("no implementation kept p99 ≤ %s with ≤ %s%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
-			lab.FormatMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, lab.FormatCount(top.Get("throughput")), top.Level, unit, lab.FormatMs(top.Get("p99_ms")), top.Get("error_percent"))
+			FormatMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, FormatCount(top.Get("throughput")), top.Level, unit, FormatMs(top.Get("p99_ms")), top.Get("error_percent"))
 	}
 	sort.SliceStable(order, func(i, j int) bool { return best[order[i]].Get("throughput") > best[order[j]].Get("throughput") })
 	w := best[order[0]]
 	res := ""
 	if w.Get("rss_peak_bytes") > 0 {
-		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), lab.FormatBytes(w.Get("rss_peak_bytes")))
+		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), FormatBytes(w.Get("rss_peak_bytes")))
 	}
 	text := fmt.Sprintf("%s served the most at acceptable latency: %s req/s at %d %s (p99 %s, %.2f%% errors%s)",
-		w.Implementation, lab.FormatCount(w.Get("throughput")), w.Level, unit, lab.FormatMs(w.Get("p99_ms")), w.Get("error_percent"), res)
+		w.Implementation, FormatCount(w.Get("throughput")), w.Level, unit, FormatMs(w.Get("p99_ms")), w.Get("error_percent"), res)
 	if len(order) > 1 {
 		var others []string
 		for _, im := range order[1:] {
 			c := best[im]
-			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, lab.FormatCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
+			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, FormatCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
 		}
 		text += "; then " + strings.Join(others, ", ")
 	}

@@ -7,21 +7,21 @@ import (
 	"testing"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
-	"github.com/showdownlab/showdown/internal/db"
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // Everything a reader must know shows next to the headline, and a
 // failed implementation is reported, not dropped.
 func TestSummaryWarnings(t *testing.T) {
-	res := fakeRun([]lab.Implementation{{Service: "fast"}, {Service: "noisy"}, {Service: "broken"}},
+	res := fakeRun([]plan.Implementation{{Service: "fast"}, {Service: "noisy"}, {Service: "broken"}},
 		map[string][]float64{"fast": {1000, 1010}, "noisy": {500, 900}})
 	r := res.Run
 	r.Limits = cgroup.Applied{Mechanism: "none", Notes: []string{"cgroup v2 not writable: no CPU quota"}}
-	r.Services = append(r.Services, &lab.ServiceRun{Implementation: "broken", Service: "broken", Workload: "w", Trial: 1, Status: "failed",
+	r.Services = append(r.Services, &results.ServiceRun{Implementation: "broken", Service: "broken", Workload: "w", Trial: 1, Status: results.Failed,
 		Reason: "health check timed out after 60s", LogTail: "panic: boom"})
 	lr := r.Services[0].Levels[0]
-	lr.Violations = []db.Violation{{Check: "money", Detail: "total changed by 10"}}
+	lr.Violations = []results.Violation{{Check: "money", Detail: "total changed by 10"}}
 	lr.Warnings = []string{"generator near saturation: 95% CPU of 1 CPU(s)"}
 	lr.Total.Errors = 5
 	s := Summarize(res)
@@ -66,7 +66,7 @@ func TestSummaryWarnings(t *testing.T) {
 // The headline needs acceptable latency: a faster implementation with a
 // p99 over the limit loses to a slower one within it.
 func TestHeadlineAcceptableLatency(t *testing.T) {
-	res := fakeRun([]lab.Implementation{{Service: "fast-but-slow-tail"}, {Service: "steady"}},
+	res := fakeRun([]plan.Implementation{{Service: "fast-but-slow-tail"}, {Service: "steady"}},
 		map[string][]float64{"fast-but-slow-tail": {2000}, "steady": {1000}})
 	res.Run.Services[0].Levels[0].Total.Latency.P99 = 2 * DefaultAcceptableP99Ms
 	wl := Summarize(res).Workloads[0]
@@ -76,7 +76,7 @@ func TestHeadlineAcceptableLatency(t *testing.T) {
 }
 
 func TestDownsample(t *testing.T) {
-	s := &Series{Columns: []string{"second", "throughput", "max_ms"}}
+	s := &results.Series{Columns: []string{"second", "throughput", "max_ms"}}
 	for i := 0; i < 1000; i++ {
 		mx := 1.0
 		if i == 777 {

@@ -5,7 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/showdownlab/showdown/internal/lab"
+
 	"io"
 	"os"
 	"path/filepath"
@@ -106,7 +106,7 @@ type tableColumn struct {
 }
 
 func tableColumns() []tableColumn {
-	ms := func(v float64) string { return lab.FormatMs(v) }
+	ms := func(v float64) string { return FormatMs(v) }
 	n0 := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 	return []tableColumn{
 		{"samples", false, n0},
@@ -118,14 +118,14 @@ func tableColumns() []tableColumn {
 		{"min_ms", false, ms},
 		{"max_ms", false, ms},
 		{"error_percent", false, func(v float64) string { return fmt.Sprintf("%.2f", v) }},
-		{"throughput", true, lab.FormatCount},
-		{"received_kb_per_s", false, lab.FormatCount},
+		{"throughput", true, FormatCount},
+		{"received_kb_per_s", false, FormatCount},
 		{"cpu_percent", true, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
-		{"rss_peak_bytes", true, lab.FormatBytes},
+		{"rss_peak_bytes", true, FormatBytes},
 		{"threads", false, n0},
 		{"fds", false, n0},
 		{"startup_seconds", false, func(v float64) string { return fmt.Sprintf("%.2fs", v) }},
-		{"artifact_bytes", false, lab.FormatBytes},
+		{"artifact_bytes", false, FormatBytes},
 	}
 }
 
@@ -254,7 +254,7 @@ func describeLimits(res *Results) string {
 		parts = append(parts, fmt.Sprintf("%.2g CPU", l.CPUQuota))
 	}
 	if l.MemoryBytes > 0 {
-		parts = append(parts, lab.FormatBytes(float64(l.MemoryBytes))+" memory")
+		parts = append(parts, FormatBytes(float64(l.MemoryBytes))+" memory")
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -302,8 +302,8 @@ func stepRows(res *Results, wl *Workload) [][]string {
 		if l.Samples > 0 {
 			ep = 100 * float64(l.Errors) / float64(l.Samples)
 		}
-		rows = append(rows, []string{l.Label, strconv.FormatInt(l.Samples, 10), lab.FormatMs(l.Latency.Mean), lab.FormatMs(l.Latency.P50), lab.FormatMs(l.Latency.P90),
-			lab.FormatMs(l.Latency.P95), lab.FormatMs(l.Latency.P99), lab.FormatMs(l.Latency.Max), fmt.Sprintf("%.2f", ep), lab.FormatCount(l.Throughput)})
+		rows = append(rows, []string{l.Label, strconv.FormatInt(l.Samples, 10), FormatMs(l.Latency.Mean), FormatMs(l.Latency.P50), FormatMs(l.Latency.P90),
+			FormatMs(l.Latency.P95), FormatMs(l.Latency.P99), FormatMs(l.Latency.Max), fmt.Sprintf("%.2f", ep), FormatCount(l.Throughput)})
 	}
 	return rows
 }

@@ -2,73 +2,22 @@ package scenario
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/showdownlab/showdown/internal/located"
 )
 
 // Error is one problem in a scenario file, located by line, column and the
-// field it concerns.
-type Error struct {
-	// File is the scenario file's name as given to Load or Parse.
-	File string
-	// Line and Col locate the problem (1-based; 0 when unknown).
-	Line, Col int
-	// Field is the path of the field, e.g. "steps[2].expect.status".
-	Field string
-	// Msg says what is wrong.
-	Msg string
-	// Hint says what to do about it; it may be empty.
-	Hint string
-}
-
-// Error formats e as "file:line:col: field: message (hint: ...)".
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(e.Line))
-		if e.Col > 0 {
-			b.WriteString(":" + strconv.Itoa(e.Col))
-		}
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Msg)
-	if e.Hint != "" {
-		b.WriteString(" (hint: " + e.Hint + ")")
-	}
-	return b.String()
-}
+// field it concerns (the project's one located error type).
+type Error = located.Error
 
 // ErrorList is every problem found in a scenario file, in file order; Load
 // and Parse return all of them at once.
-type ErrorList []*Error
-
-// Error prints every problem, one per line.
-func (l ErrorList) Error() string {
-	lines := make([]string, len(l))
-	for i, e := range l {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// yamlLine finds the line number in a yaml.v3 syntax error message.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+type ErrorList = located.List
 
 // syntaxError turns a yaml.v3 parse error into an Error.
 func syntaxError(file string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
-	}
-	return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg,
-		Hint: "check the indentation and quote values holding ': ', '#' or '{{'"}
+	return located.FromYAML(file, err)[0]
 }
 
 // didYouMean returns a hint naming the candidate closest to s, or "".

@@ -14,10 +14,11 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/showdownlab/showdown/internal/located"
 
 	"github.com/showdownlab/showdown/workloads"
 )
@@ -75,29 +76,9 @@ func (m *Manifest) KnobNames() []string {
 	return names
 }
 
-// Problem is one mistake in a manifest, located by file, line and field.
-type Problem struct {
-	File  string // path of the manifest
-	Line  int    // 1-based line, 0 when unknown
-	Field string // the field at fault, e.g. "build[1]"; "" for the whole file
-	Msg   string // what is wrong, and what to do
-}
-
-// Error formats the problem as file:line: field: message.
-func (p *Problem) Error() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d", p.Line)
-	}
-	b.WriteString(": ")
-	if p.Field != "" {
-		b.WriteString(p.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(p.Msg)
-	return b.String()
-}
+// Problem is one mistake in a manifest, located by file, line and field
+// (the project's one located error type).
+type Problem = located.Error
 
 // Problems is every mistake found in one or more manifests.
 type Problems []*Problem
@@ -217,8 +198,6 @@ func (e hintError) Hint() string { return e.hint }
 var (
 	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	// yamlLineRE splits yaml.v3's syntax errors: "yaml: line 3: message".
-	yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 	// commonEnv is set by the harness; a knob may not redefine it.
 	commonEnv = []string{"PORT", "HOST", "DATABASE_URL", "MYSQL_URL", "DB_POOL_SIZE", "LOG_REQUESTS"}
 	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs"}
@@ -252,15 +231,10 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
-		if sm := yamlLineRE.FindStringSubmatch(err.Error()); sm != nil {
-			line, _ = strconv.Atoi(sm[1])
-			msg = sm[2]
-		}
 		if errors.Is(err, io.EOF) {
-			msg = "empty file"
+			return nil, Problems{{File: file, Msg: "invalid YAML: empty file"}}
 		}
-		return nil, Problems{{File: file, Line: line, Msg: "invalid YAML: " + msg}}
+		return nil, Problems(located.FromYAML(file, err))
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {

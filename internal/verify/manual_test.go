@@ -23,7 +23,13 @@ import (
 // SHOWDOWN_WORKLOADS (default "string") names the workloads to check; the
 // command inherits the environment (set DATABASE_URL, MYSQL_URL there).
 func TestManualService(t *testing.T) {
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	if os.Getenv("SHOWDOWN_CMD") == "" {
+		t.Skip("set SHOWDOWN_CMD (and SHOWDOWN_DIR) to the service command to check")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	args := strings.Fields(os.Getenv("SHOWDOWN_CMD"))
@@ -41,12 +47,17 @@ func TestManualService(t *testing.T) {
 		workloads = []string{"string"}
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	for i := 0; i < 600; i++ {
+	listening := false
+	for i := 0; i < 600 && !listening; i++ {
 		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
 			c.Close()
+			listening = true
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if !listening {
+		t.Fatalf("%s did not listen on port %d within 60 s", os.Getenv("SHOWDOWN_CMD"), port)
 	}
 	Run(context.Background(), Target{
 		BaseURL: base, Workloads: workloads,
@@ -60,7 +71,10 @@ func TestManualService(t *testing.T) {
 			}
 		},
 	}, func(r Result) {
-		if r.Status != Pass || r.Detail != "" {
+		switch {
+		case r.Status == Fail:
+			t.Errorf("%s %s: %s\nrequest:\n%s\nresponse:\n%s", r.Status, r.Check, r.Detail, r.Request, r.Response)
+		case r.Status != Pass || r.Detail != "":
 			t.Logf("%s %s: %s", r.Status, r.Check, r.Detail)
 		}
 	})

@@ -53,7 +53,7 @@ func outageStages(t Target) []stage {
 		if _, ok := needsDB[w]; !ok {
 			continue
 		}
-		e := workloads.Database(w)
+		e := string(workloads.Database(w))
 		if _, seen := groups[e]; !seen {
 			engines = append(engines, e)
 		}

@@ -1,12 +1,13 @@
-// Package lab runs whole experiments: a Plan names implementations,
-// workloads, load levels, trials, database policy, placement and limits;
-// the runner executes it and writes a results folder.
-package lab
+// Package plan reads experiment plans (plans/*.yaml): implementations,
+// workloads, load levels, trials, database policy, placement and limits,
+// resolved with defaults and validated all at once. Package lab runs them.
+package plan
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/located"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -27,9 +30,9 @@ const (
 	DefaultDuration       = 10 * time.Second
 	DefaultWarmup         = 5 * time.Second
 	DefaultTimeout        = 30 * time.Second
-	DefaultMaxConnections = 100 // PostgreSQL's own default, the sources' real limit
-	DefaultSKURows        = 2_000_000
-	DefaultPoolSize       = "20" // the contract's DB_POOL_SIZE default
+	DefaultMaxConnections = workloads.DefaultMaxConnections
+	DefaultSKURows        = workloads.DefaultSKURows
+	DefaultSeed           = workloads.DefaultSeed
 )
 
 // Plan is one experiment, as read from plans/*.yaml and resolved with
@@ -229,41 +232,12 @@ func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Error is one problem in a plan file.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-	Hint  string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Field != "" {
-		fmt.Fprintf(&b, ": %s", e.Field)
-	}
-	fmt.Fprintf(&b, ": %s", e.Msg)
-	if e.Hint != "" {
-		fmt.Fprintf(&b, " (hint: %s)", e.Hint)
-	}
-	return b.String()
-}
+// Error is one problem in a plan file (the project's one located error
+// type).
+type Error = located.Error
 
 // ErrorList is every problem found in a plan, reported at once.
-type ErrorList []*Error
-
-func (l ErrorList) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+type ErrorList = located.List
 
 // Catalog is what a plan may refer to: each service and the workloads it
 // supports.
@@ -278,53 +252,38 @@ func LoadPlan(path string, catalog Catalog) (*Plan, error) {
 	return ParsePlan(path, data, catalog)
 }
 
-var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
 // ParsePlan parses plan text read from file, applies defaults and
 // validates it, returning every problem at once.
 func ParsePlan(file string, data []byte, catalog Catalog) (*Plan, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, ErrorList{yamlError(file, err)}
+		return nil, located.FromYAML(file, err)
 	}
 	p := &Plan{File: file, root: &root}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var errs ErrorList
-	if err := dec.Decode(p); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			for _, msg := range te.Errors {
-				errs = append(errs, yamlMessage(file, msg))
-			}
-		} else if err.Error() != "EOF" {
-			errs = append(errs, yamlError(file, err))
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
+		for _, e := range located.FromYAML(file, err) {
+			errs = append(errs, unknownField(e))
 		}
 	}
 	p.applyDefaults()
 	errs = append(errs, p.validate(catalog)...)
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+	errs.Sort()
 	if len(errs) > 0 {
 		return p, errs
 	}
 	return p, nil
 }
 
-func yamlError(file string, err error) *Error {
-	return yamlMessage(file, err.Error())
-}
-
-func yamlMessage(file, msg string) *Error {
-	e := &Error{File: file, Msg: msg}
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Msg = m[2]
-		if strings.Contains(e.Msg, "not found in type") {
-			field := strings.Fields(e.Msg)[1]
-			e.Field = field
-			e.Msg = "unknown field"
-			e.Hint = "see plans/README.md for the fields a plan may have"
-		}
+// unknownField turns the decoder's "field x not found in type T" into a
+// problem of field x with a hint.
+func unknownField(e *Error) *Error {
+	if strings.Contains(e.Msg, "not found in type") {
+		e.Field = strings.Fields(e.Msg)[1]
+		e.Msg = "unknown field"
+		e.Hint = "see plans/README.md for the fields a plan may have"
 	}
 	return e
 }
@@ -349,7 +308,7 @@ func (p *Plan) applyDefaults() {
 		p.Env = map[string]string{}
 	}
 	if _, ok := p.Env["DB_POOL_SIZE"]; !ok {
-		p.Env["DB_POOL_SIZE"] = DefaultPoolSize
+		p.Env["DB_POOL_SIZE"] = strconv.Itoa(workloads.DefaultPoolSize)
 	}
 	if _, ok := p.Env["LOG_REQUESTS"]; !ok {
 		p.Env["LOG_REQUESTS"] = "false"
@@ -372,7 +331,7 @@ func (p *Plan) applyDefaults() {
 		d.SKUIndex = &t
 	}
 	if d.Seed == 0 {
-		d.Seed = 1
+		d.Seed = DefaultSeed
 	}
 	// On two or more CPUs the service gets CPU 0 to itself, like the
 	// sources' one-vCPU boxes, and the generator and databases share the
@@ -473,7 +432,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			continue
 		}
 		if w.Scenario != "" {
-			if _, err := readScenario(w.Scenario); err != nil {
+			if _, err := ReadScenario(w.Scenario); err != nil {
 				add(append(path, "scenario"), "workloads/... names a scenario built into showdown; other paths are relative to where showdown runs", "scenario file: %v", err)
 			}
 		}
@@ -529,7 +488,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		if f.v == "" {
 			continue
 		}
-		if err := checkCPUList(f.v, runtime.NumCPU()); err != nil {
+		if err := cgroup.CheckCPUList(f.v, runtime.NumCPU()); err != nil {
 			add([]string{"placement", f.name}, fmt.Sprintf("this machine has CPUs 0-%d", runtime.NumCPU()-1), "%v", err)
 		}
 	}
@@ -557,27 +516,6 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	return errs
 }
 
-// checkCPUList validates taskset list syntax ("0", "0-2", "0,3") against n CPUs.
-func checkCPUList(s string, n int) error {
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil {
-			return fmt.Errorf("%q is not a CPU list (examples: 0, 1-3, 0,2)", s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
-				return fmt.Errorf("%q is not a CPU list (examples: 0, 1-3, 0,2)", s)
-			}
-		}
-		if a < 0 || b >= n {
-			return fmt.Errorf("CPU %d does not exist", b)
-		}
-	}
-	return nil
-}
-
 func contains(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {
@@ -587,10 +525,10 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// readScenario reads a plan's scenario file. A path under workloads/ is
+// ReadScenario reads a plan's scenario file. A path under workloads/ is
 // read from the copy built into showdown, so the ready plans work from any
 // folder; any other path is read from disk.
-func readScenario(path string) ([]byte, error) {
+func ReadScenario(path string) ([]byte, error) {
 	if rest, ok := strings.CutPrefix(filepath.ToSlash(path), "workloads/"); ok {
 		if b, err := workloads.FS.ReadFile(rest); err == nil {
 			return b, nil

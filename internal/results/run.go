@@ -1,30 +1,60 @@
-package lab
+// Package results is the model of a results folder: the record of a run
+// (run.json), its cells, and each level's files, written once by the lab
+// with the resource columns joined at write time, and read by report,
+// compare, merge and the lab itself.
+package results
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
-	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/load"
 )
 
-// RunFile is the index of a results folder: everything about the run, and
-// one record per implementation x workload x trial with its levels.
-const RunFile = "run.json"
+// Files of a results folder.
+const (
+	// RunFile is the index of a results folder: everything about the run,
+	// and one record per implementation x workload x trial with its levels.
+	RunFile = "run.json"
+	// SummaryFile is the Markdown summary, written by package report.
+	SummaryFile = "summary.md"
+)
+
+// Status says how a service run or a level ended.
+type Status string
+
+// The statuses of service runs and levels.
+const (
+	OK      Status = "ok"
+	Failed  Status = "failed"
+	Skipped Status = "skipped" // an earlier step failed
+)
+
+// Machine describes where a run happened.
+type Machine struct {
+	Hostname    string            `json:"hostname"`
+	CPUModel    string            `json:"cpu_model"`
+	CPUs        int               `json:"cpus"`
+	MemoryBytes int64             `json:"memory_bytes"`
+	Kernel      string            `json:"kernel"`
+	OS          string            `json:"os"`
+	Cgroup      string            `json:"cgroup"`
+	Versions    map[string]string `json:"versions"`
+	GitCommit   string            `json:"git_commit,omitempty"`
+	GitDirty    bool              `json:"git_dirty,omitempty"`
+}
 
 // Run is the record of a whole plan run, written to run.json.
 type Run struct {
 	// Version of this format (1).
 	Version int `json:"version"`
 	// Command reproduces the run.
-	Command string  `json:"command"`
-	Plan    *Plan   `json:"plan"`
-	Machine Machine `json:"machine"`
+	Command string     `json:"command"`
+	Plan    *plan.Plan `json:"plan"`
+	Machine Machine    `json:"machine"`
 	// Placement is the CPU placement actually applied.
-	Placement Placement `json:"placement"`
+	Placement plan.Placement `json:"placement"`
 	// Limits is what the service limits actually were.
 	Limits cgroup.Applied `json:"limits"`
 	Start  time.Time      `json:"start"`
@@ -74,8 +104,8 @@ type ServiceRun struct {
 	Trial          int    `json:"trial"`
 	// Dir is the folder of this record, relative to the results folder.
 	Dir string `json:"dir"`
-	// Status is "ok" or "failed"; a failed run keeps what it measured.
-	Status  string `json:"status"`
+	// Status is OK or Failed; a failed run keeps what it measured.
+	Status  Status `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	LogTail string `json:"log_tail,omitempty"`
 	// StartupSeconds is from process start to the first healthy answer.
@@ -94,9 +124,9 @@ type ServiceRun struct {
 type LevelRun struct {
 	Level int    `json:"level"`
 	Dir   string `json:"dir"`
-	// Status is "ok", "failed" (the service died or the run could not
-	// measure) or "skipped" (an earlier step failed).
-	Status string `json:"status"`
+	// Status is OK, Failed (the service died or the run could not
+	// measure) or Skipped (an earlier step failed).
+	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	// Total is the aggregate row over all steps.
 	Total        load.LabelStats `json:"total"`
@@ -111,8 +141,14 @@ type LevelRun struct {
 	// GeneratorCPUs is how many CPUs the generator could use.
 	GeneratorCPUs int `json:"generator_cpus"`
 	// Violations are invariant failures found in the database afterwards.
-	Violations []db.Violation `json:"violations,omitempty"`
-	Warnings   []string       `json:"warnings,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
+}
+
+// Violation is one broken invariant the audit found in the database.
+type Violation struct {
+	Check  string // the audit query's name, e.g. "money"
+	Detail string // what was found, e.g. "balances 100 != deposits 90"
 }
 
 // Resources summarizes a process tree's samples over a level.
@@ -123,30 +159,4 @@ type Resources struct {
 	ThreadsMax    int     `json:"threads_max"`
 	FDsMax        int     `json:"fds_max"`
 	CtxSwitchesPS float64 `json:"ctx_switches_per_s"`
-}
-
-// WriteRun stores r as run.json in dir, atomically.
-func WriteRun(dir string, r *Run) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, RunFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, RunFile))
-}
-
-// ReadRun reads run.json from a results folder.
-func ReadRun(dir string) (*Run, error) {
-	b, err := os.ReadFile(filepath.Join(dir, RunFile))
-	if err != nil {
-		return nil, err
-	}
-	var r Run
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
 }

@@ -1,14 +1,6 @@
-package lab
+package results
 
 import "fmt"
-
-// SummaryFile is the Markdown summary of a results folder, written by
-// package report at the end of a run.
-const SummaryFile = "summary.md"
-
-// SpreadWarning is the spread of throughput between trials, relative to
-// their median, above which a result is called noisy.
-const SpreadWarning = 0.10
 
 // Cell is one implementation at one level of one workload, over trials.
 type Cell struct {
@@ -35,7 +27,7 @@ func Cells(r *Run) []*Cell {
 	}
 	for _, sr := range r.Services {
 		for _, lr := range sr.Levels {
-			if c := index[fmt.Sprintf("%s|%s|%d", sr.Workload, sr.Implementation, lr.Level)]; c != nil && lr.Status == "ok" {
+			if c := index[fmt.Sprintf("%s|%s|%d", sr.Workload, sr.Implementation, lr.Level)]; c != nil && lr.Status == OK {
 				c.Levels = append(c.Levels, lr)
 				c.Services = append(c.Services, sr)
 			}

@@ -1,0 +1,96 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/scenario"
+	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/load"
+)
+
+// level runs one load level, sampling the service, its database and the
+// generator every second, writes the level's files, then checks the
+// workload's invariants.
+func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.Scenario, w plan.Workload, lr *results.LevelRun) {
+	abs := filepath.Join(x.dir, lr.Dir)
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		lr.Status, lr.Reason = results.Failed, err.Error()
+		return
+	}
+	mctx, stopSampling := context.WithCancel(ctx)
+	svcS := sampleInBackground(mctx, svc.PID())
+	var dbS *samples
+	if pid := x.dbs.PID(w.Name); pid > 0 {
+		dbS = sampleInBackground(mctx, pid)
+	}
+	genS := sampleInBackground(mctx, os.Getpid(), monitor.RootOnly())
+
+	d := time.Duration(x.plan.Load.Duration)
+	x.progress.level(lr.Level, d)
+	res, err := x.attacker(x.progress.onProgress).Attack(ctx, load.StatusChecked(sc), x.model(lr.Level, d))
+	stopSampling()
+	ss := results.Samples{Service: svcS.wait(), Database: dbS.wait(), Generator: genS.wait()}
+	defer x.progress.result(lr)
+	if err != nil {
+		lr.Status, lr.Reason = results.Failed, err.Error()
+		return
+	}
+	if err := results.WriteLevel(abs, res, ss); err != nil {
+		lr.Status, lr.Reason = results.Failed, "write results: "+err.Error()
+		return
+	}
+	lr.Status = results.OK
+	lr.Total, _ = res.Row("")
+	s := res.Summary
+	lr.TargetRate, lr.AchievedRate, lr.Late, lr.Dropped = s.TargetRate, s.AchievedRate, s.Late, s.Dropped
+	lr.Warnings = append(lr.Warnings, s.Warnings...)
+	lr.Service, lr.Database, lr.Generator = results.Summarize(ss.Service), results.Summarize(ss.Database), results.Summarize(ss.Generator)
+	lr.GeneratorCPUs = s.CPUs
+	if lr.GeneratorCPUs == 0 {
+		lr.GeneratorCPUs = runtime.NumCPU()
+	}
+	if lr.Generator.CPUMean > 90*float64(lr.GeneratorCPUs) {
+		lr.Warnings = append(lr.Warnings, fmt.Sprintf("generator near saturation: %.0f%% CPU of %d CPU(s); the figures may show the generator's limit, not the service's", lr.Generator.CPUMean, lr.GeneratorCPUs))
+	}
+	if lr.Total.Errors > 0 {
+		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%d errors (%.2f%%): %s", lr.Total.Errors, lr.Total.ErrorPercent, reasons(lr.Total)))
+	}
+	select {
+	case <-svc.Exited():
+		lr.Status, lr.Reason = results.Failed, "the service exited during the level"
+		return
+	default:
+	}
+	lr.Violations = x.audit(ctx, w, res)
+	for _, v := range lr.Violations {
+		x.say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
+	}
+}
+
+// reasons lists the first error reasons of a row.
+func reasons(row load.LabelStats) string {
+	if len(row.Reasons) == 0 {
+		if row.Samples == 0 {
+			return "no request completed"
+		}
+		return "no reason recorded"
+	}
+	var parts []string
+	for i, rc := range row.Reasons {
+		if i == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", rc.Reason, rc.Count))
+	}
+	return strings.Join(parts, ", ")
+}

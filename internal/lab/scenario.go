@@ -1,0 +1,69 @@
+package lab
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/scenario"
+	"github.com/showdownlab/showdown/load"
+)
+
+// scenario loads the workload's scenario against baseURL and runs its
+// setup section.
+func (x *execution) scenario(ctx context.Context, w plan.Workload, baseURL string) (*scenario.Scenario, error) {
+	opts := scenario.Options{BaseURL: baseURL, Seed: x.plan.Database.Seed}
+	if len(x.known) > 0 {
+		ids := make([]string, len(x.known))
+		for i, id := range x.known {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		opts.Lists = map[string][]string{"sku_ids": ids}
+	}
+	path := w.Scenario
+	if path == "" {
+		path = "workloads/" + w.Name + "/scenario.yaml"
+	}
+	data, err := plan.ReadScenario(path)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Parse(path, data, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sc, setup(ctx, sc)
+}
+
+// setup runs a scenario's setup section, if it has one.
+func setup(ctx context.Context, sc *scenario.Scenario) error {
+	if !sc.HasSetup() {
+		return nil
+	}
+	return sc.RunSetup(ctx, nil)
+}
+
+func (x *execution) attacker(progress func(load.Progress)) *load.Attacker {
+	opts := []load.Option{load.Timeout(time.Duration(x.plan.Load.Timeout))}
+	if x.plan.Load.MaxInflight > 0 {
+		opts = append(opts, load.MaxInflight(x.plan.Load.MaxInflight))
+	}
+	if progress != nil {
+		opts = append(opts, load.OnProgress(progress))
+	}
+	return load.NewAttacker(opts...)
+}
+
+// model is the load of one level lasting d.
+func (x *execution) model(level int, d time.Duration) load.Model {
+	l := x.plan.Load
+	if l.Model == "open" {
+		return load.OpenModel{Rate: float64(level), Duration: d}
+	}
+	ramp := time.Duration(l.RampUp)
+	if ramp >= d {
+		ramp = d / 2
+	}
+	return load.ClosedModel{Users: level, RampUp: ramp, Duration: d, ThinkTime: time.Duration(l.ThinkTime)}
+}

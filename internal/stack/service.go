@@ -1,0 +1,97 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/service"
+)
+
+// DefaultHealthTimeout bounds a service's start, to its first healthy
+// answer: long enough for a JVM starting on one CPU.
+const DefaultHealthTimeout = 2 * time.Minute
+
+// ServiceOptions configures StartService.
+type ServiceOptions struct {
+	// Env is the plan's and the implementation's environment; the
+	// databases' DATABASE_URL and MYSQL_URL are added to it.
+	Env map[string]string
+	// Log receives the service's output (nil: discarded; the tail is kept).
+	Log io.Writer
+	// Wrap rewrites the run argv, e.g. to enter a control group and be
+	// pinned to CPUs (cgroup.Group.Wrap); nil leaves it alone.
+	Wrap func(argv []string) []string
+	// HealthTimeout bounds the wait for the first healthy answer
+	// (0: DefaultHealthTimeout).
+	HealthTimeout time.Duration
+}
+
+// Service is a started service that answered its health check.
+type Service struct {
+	*service.Instance
+	// Startup is from process start to the first healthy answer.
+	Startup time.Duration
+}
+
+// StartService starts m with the databases' environment and waits until
+// it is healthy. When it does not become healthy it is stopped and the
+// error returned.
+func StartService(ctx context.Context, m *service.Manifest, dbs *Databases, o ServiceOptions) (*Service, error) {
+	env := map[string]string{}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	if dbs != nil {
+		for k, v := range dbs.Env() {
+			env[k] = v
+		}
+	}
+	run := *m
+	if o.Wrap != nil {
+		run.Run = o.Wrap(m.Run)
+	}
+	inst, err := service.Start(ctx, &run, service.StartOptions{Env: env, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	timeout := o.HealthTimeout
+	if timeout <= 0 {
+		timeout = DefaultHealthTimeout
+	}
+	startup, err := inst.WaitHealthy(ctx, timeout)
+	if err != nil {
+		_ = inst.Stop(service.DefaultStopTimeout)
+		return nil, err
+	}
+	return &Service{Instance: inst, Startup: startup}, nil
+}
+
+// Stop sends SIGTERM, waits up to service.DefaultStopTimeout for the
+// service to exit (SIGKILL after) and returns its exit code (-1 when it
+// could not be read).
+func (s *Service) Stop() (exitCode int, err error) {
+	err = s.Instance.Stop(service.DefaultStopTimeout)
+	wctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	code, werr := s.Wait(wctx)
+	if werr != nil {
+		return -1, err
+	}
+	return code, err
+}
+
+// Root is the showdown tree from SHOWDOWN_ROOT (getenv) or, unset, from
+// the working folder upwards; the one way commands find it.
+func Root(getenv func(string) string) (string, error) {
+	start := getenv("SHOWDOWN_ROOT")
+	if start == "" {
+		var err error
+		if start, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("find the showdown tree: %w", err)
+		}
+	}
+	return service.FindRoot(start)
+}
