@@ -13,8 +13,8 @@ import (
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/k8s"
-	"github.com/showdownlab/showdown/internal/lab"
 	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/service"
@@ -65,7 +65,7 @@ func runK8s(st *state, args []string) error {
 
 // loadPlanFile reads and validates a plan against the services under the
 // repository root, printing every problem.
-func loadPlanFile(st *state, path string) (*lab.Plan, error) {
+func loadPlanFile(st *state, path string) (*plan.Plan, error) {
 	cwd, _ := os.Getwd()
 	root, err := service.FindRoot(cwd)
 	if err != nil {
@@ -75,13 +75,13 @@ func loadPlanFile(st *state, path string) (*lab.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	catalog := lab.Catalog{}
+	catalog := plan.Catalog{}
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
 	}
-	p, err := lab.LoadPlan(path, catalog)
+	p, err := plan.LoadPlan(path, catalog)
 	if err != nil {
-		var list lab.ErrorList
+		var list plan.ErrorList
 		if errors.As(err, &list) {
 			for _, e := range list {
 				fmt.Fprintln(st.stderr, e.Error())

@@ -21,7 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -166,9 +167,9 @@ func (c *Controller) say(format string, args ...any) {
 // dir: each level's merged result under runs/, every shard's and
 // sampler's files beside it, and run.json. Unless Keep, it deletes the
 // namespace at the end, also when ctx is cancelled (Ctrl-C).
-func (c *Controller) Run(ctx context.Context, p *lab.Plan, m *Manifests, dir string) (*lab.Run, *Cluster, error) {
+func (c *Controller) Run(ctx context.Context, p *plan.Plan, m *Manifests, dir string) (*results.Run, *Cluster, error) {
 	c.defaults()
-	rec := &lab.Run{Version: 1, Plan: p, Start: c.Now().UTC(), Builds: map[string]*lab.Build{}}
+	rec := &results.Run{Version: 1, Plan: p, Start: c.Now().UTC(), Builds: map[string]*results.Build{}}
 	cl := &Cluster{Namespace: m.Namespace, Sizing: m.Sizing}
 	if v, err := c.Client.Discovery().ServerVersion(); err == nil {
 		cl.Server = v.GitVersion
@@ -206,7 +207,7 @@ func (c *Controller) Run(ctx context.Context, p *lab.Plan, m *Manifests, dir str
 	return rec, cl, err
 }
 
-func (c *Controller) run(ctx context.Context, p *lab.Plan, m *Manifests, dir string, rec *lab.Run, cl *Cluster) error {
+func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir string, rec *results.Run, cl *Cluster) error {
 	for _, o := range m.Base {
 		if err := c.create(ctx, o); err != nil {
 			return err
@@ -226,7 +227,7 @@ func (c *Controller) run(ctx context.Context, p *lab.Plan, m *Manifests, dir str
 		last[st.Deployment] = i
 	}
 	created := map[*Deployment]bool{}
-	runs := map[string]*lab.ServiceRun{}
+	runs := map[string]*results.ServiceRun{}
 	for i, st := range m.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -254,7 +255,7 @@ func (c *Controller) run(ctx context.Context, p *lab.Plan, m *Manifests, dir str
 			runs[key] = sr
 			rec.Services = append(rec.Services, sr)
 		}
-		lr := &lab.LevelRun{Level: st.Level, Dir: filepath.Join(sr.Dir, "level-"+strconv.Itoa(st.Level)), Status: "ok"}
+		lr := &results.LevelRun{Level: st.Level, Dir: filepath.Join(sr.Dir, "level-"+strconv.Itoa(st.Level)), Status: results.OK}
 		sr.Levels = append(sr.Levels, lr)
 		res, srec, err := c.step(ctx, st, filepath.Join(dir, lr.Dir))
 		cl.Steps = append(cl.Steps, srec)
@@ -275,13 +276,13 @@ func (c *Controller) run(ctx context.Context, p *lab.Plan, m *Manifests, dir str
 	return nil
 }
 
-func (c *Controller) serviceRun(p *lab.Plan, st *Step, byReplicas bool) *lab.ServiceRun {
+func (c *Controller) serviceRun(p *plan.Plan, st *Step, byReplicas bool) *results.ServiceRun {
 	id := st.Implementation
 	if byReplicas {
 		id += "@x" + strconv.Itoa(st.Replicas)
 	}
 	svc, variant, _ := strings.Cut(st.Implementation, "+")
-	return &lab.ServiceRun{Implementation: id, Service: svc, Variant: variant, Workload: st.Workload, Trial: st.Trial, Status: "ok",
+	return &results.ServiceRun{Implementation: id, Service: svc, Variant: variant, Workload: st.Workload, Trial: st.Trial, Status: results.OK,
 		Dir: filepath.Join("runs", st.Workload, dnsLabel(id, 63), "trial-"+strconv.Itoa(st.Trial))}
 }
 
@@ -616,19 +617,19 @@ func durationOf(job *batchv1.Job) time.Duration {
 	return total
 }
 
-// WriteRun writes run.json: the local runner's record (what lab.ReadRun
+// WriteRun writes run.json: the local runner's record (what results.ReadRun
 // and the report read) with the cluster beside it under "kubernetes".
-func WriteRun(dir string, r *lab.Run, cl *Cluster) error {
+func WriteRun(dir string, r *results.Run, cl *Cluster) error {
 	b, err := json.MarshalIndent(struct {
-		*lab.Run
+		*results.Run
 		Kubernetes *Cluster `json:"kubernetes"`
 	}{r, cl}, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, lab.RunFile+".tmp")
+	tmp := filepath.Join(dir, results.RunFile+".tmp")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, lab.RunFile))
+	return os.Rename(tmp, filepath.Join(dir, results.RunFile))
 }

@@ -22,7 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -224,7 +225,7 @@ func TestControllerRun(t *testing.T) {
 			done: func(int) bool { return true }, cancel: true, want: []string{"context canceled"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := lab.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: 0s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
+			p, err := plan.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: 0s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,11 +292,11 @@ func TestControllerRun(t *testing.T) {
 			if err := WriteRun(dir, rec, cl); err != nil {
 				t.Fatal(err)
 			}
-			back, err := lab.ReadRun(dir)
+			back, err := results.ReadRun(dir)
 			if err != nil || len(back.Services) != 1 {
 				t.Fatalf("run.json read back: %v, %+v", err, back)
 			}
-			b, _ := os.ReadFile(filepath.Join(dir, lab.RunFile))
+			b, _ := os.ReadFile(filepath.Join(dir, results.RunFile))
 			if !strings.Contains(string(b), `"kubernetes"`) || !strings.Contains(string(b), `"node": "node-service"`) {
 				t.Errorf("run.json lacks the cluster and pod placement")
 			}

@@ -38,7 +38,7 @@ func WriteInitDB(dir, engine string, ws []string, seed int64, skuRows int, skuIn
 		return err
 	}
 	for i, w := range ws {
-		if got := workloads.Database(w); got != engine {
+		if got := string(workloads.Database(w)); got != engine {
 			return fmt.Errorf("workload %s needs %q, not %s", w, got, engine)
 		}
 		files := []string{"schema.sql"}

@@ -1,4 +1,4 @@
-// Package k8s runs a plan on Kubernetes: Render turns a lab.Plan into the
+// Package k8s runs a plan on Kubernetes: Render turns a plan.Plan into the
 // objects of one run (a namespace, the databases, each implementation at
 // each replica count, the sharded generator), and Controller applies them
 // with client-go, runs the levels, collects every shard and merges them.
@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -88,7 +88,7 @@ type Options struct {
 	Start time.Time
 }
 
-func (o Options) withDefaults(p *lab.Plan) Options {
+func (o Options) withDefaults(p *plan.Plan) Options {
 	if o.Registry == "" {
 		o.Registry = DefaultRegistry
 	}
@@ -210,7 +210,7 @@ func PodsFor(rate int, cpu, us float64) int {
 }
 
 // Size sizes the generator of plan p, or refuses it.
-func Size(p *lab.Plan) (Sizing, error) {
+func Size(p *plan.Plan) (Sizing, error) {
 	g := p.Generator
 	s := Sizing{Pods: g.Pods, CPU: g.CPU, Memory: int64(g.Memory), MicrosPerRequest: g.MicrosPerRequest}
 	if s.CPU == 0 {
@@ -246,7 +246,7 @@ func Size(p *lab.Plan) (Sizing, error) {
 }
 
 // Render returns the manifests of plan p.
-func Render(p *lab.Plan, o Options) (*Manifests, error) {
+func Render(p *plan.Plan, o Options) (*Manifests, error) {
 	o = o.withDefaults(p)
 	sz, err := Size(p)
 	if err != nil {
@@ -284,7 +284,7 @@ func Render(p *lab.Plan, o Options) (*Manifests, error) {
 }
 
 type renderer struct {
-	p    *lab.Plan
+	p    *plan.Plan
 	o    Options
 	m    *Manifests
 	seen map[string]*Deployment
@@ -321,7 +321,7 @@ const (
 // needs reports which engines the plan's workloads need.
 func (r *renderer) needs(engine string) bool {
 	for _, w := range r.p.Workloads {
-		if workloads.Database(w.Name) == engine {
+		if string(workloads.Database(w.Name)) == engine {
 			return true
 		}
 	}
@@ -331,7 +331,7 @@ func (r *renderer) needs(engine string) bool {
 func (r *renderer) workloadsOf(engine string) []string {
 	var ws []string
 	for _, w := range r.p.Workloads {
-		if workloads.Database(w.Name) == engine {
+		if string(workloads.Database(w.Name)) == engine {
 			ws = append(ws, w.Name)
 		}
 	}
@@ -458,7 +458,7 @@ var (
 	samplerMemory = resource.MustParse("64Mi")
 )
 
-func (r *renderer) deployment(im lab.Implementation, n int) *Deployment {
+func (r *renderer) deployment(im plan.Implementation, n int) *Deployment {
 	name := dnsLabel(fmt.Sprintf("%s-x%d", im.ID(), n), 63)
 	if d, ok := r.seen[name]; ok {
 		return d
@@ -527,7 +527,7 @@ func JobName(st *Step) string {
 
 // AttackArgs are the attack flags of a step, without --shard and --out,
 // which the shard entrypoint adds.
-func AttackArgs(p *lab.Plan, st *Step, baseURL string) []string {
+func AttackArgs(p *plan.Plan, st *Step, baseURL string) []string {
 	l := p.Load
 	sc := "workloads/" + st.Workload + "/scenario.yaml"
 	for _, w := range p.Workloads {

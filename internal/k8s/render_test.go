@@ -17,13 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // catalog is the services the test plans may name.
-var catalog = lab.Catalog{
+var catalog = plan.Catalog{
 	"go-stdlib":   {"string", "bank", "users", "sku"},
 	"java-spring": {"string", "bank", "users", "sku"},
 	"node-http":   {"string", "bank", "users", "sku"},
@@ -31,9 +31,9 @@ var catalog = lab.Catalog{
 
 var start = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
-func loadPlan(t *testing.T, file string) *lab.Plan {
+func loadPlan(t *testing.T, file string) *plan.Plan {
 	t.Helper()
-	p, err := lab.LoadPlan(file, catalog)
+	p, err := plan.LoadPlan(file, catalog)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
@@ -96,7 +96,7 @@ func TestRenderGolden(t *testing.T) {
 
 // checkObjects checks the properties the issue asks of the manifests, on
 // the decoded objects.
-func checkObjects(t *testing.T, p *lab.Plan, objs []any) {
+func checkObjects(t *testing.T, p *plan.Plan, objs []any) {
 	t.Helper()
 	var ns string
 	deployments, jobs := 0, 0
@@ -193,7 +193,7 @@ func TestSizing(t *testing.T) {
 		{"closed model keeps pods", "load: {model: closed, levels: [100], duration: 5s}\ngenerator: {pods: 3}\n", 3, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := lab.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\n"+tc.yaml), catalog)
+			p, err := plan.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\n"+tc.yaml), catalog)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func TestSizing(t *testing.T) {
 }
 
 func TestClosedLevelBelowPods(t *testing.T) {
-	p, err := lab.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [2, 10]}\ngenerator: {pods: 4}\n"), catalog)
+	p, err := plan.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [2, 10]}\ngenerator: {pods: 4}\n"), catalog)
 	if err != nil {
 		t.Fatal(err)
 	}
