@@ -187,7 +187,7 @@ func (r *run) ticker(stop <-chan struct{}, total time.Duration) {
 			t.Reset(max(time.Until(start.Add(time.Duration(ticks+1)*time.Second)), time.Millisecond))
 			iv := r.rec.flush(now, r.active.Load())
 			if r.a.progress != nil && iv != nil {
-				p := Progress{Elapsed: now.Sub(start), Active: iv.Active}
+				p := Progress{Elapsed: now.Sub(start), Active: iv.Active, IntervalP50: time.Duration(iv.P50 * 1e6)}
 				if total > 0 {
 					p.Remaining = max(0, total-p.Elapsed)
 				}

@@ -188,6 +188,9 @@ type Progress struct {
 	Requests, Errors int64
 	// P99 is the 99th percentile latency so far.
 	P99 time.Duration
+	// IntervalP50 is the last interval's median latency (from the intended
+	// send time), for rules that watch the latency second by second.
+	IntervalP50 time.Duration
 	// Active is the requests in flight (open model) or active users.
 	Active int64
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/workloads"
 )
@@ -50,16 +51,21 @@ func (x *execution) startDatabases(ctx context.Context) error {
 }
 
 // beforeStart applies the database policy before a service starts:
-// restart the workload's server and empty what earlier runs wrote.
-func (x *execution) beforeStart(ctx context.Context, workload string) (string, error) {
-	if x.plan.Database.Restart == "trial" {
-		if err := x.dbs.Restart(ctx, workload); err != nil {
-			return "restart database", err
-		}
+// restart the servers its workloads use (restart: trial), once each.
+// Each workload's data is emptied before it is measured.
+func (x *execution) beforeStart(ctx context.Context, ws []plan.Workload) (string, error) {
+	if x.plan.Database.Restart != "trial" {
+		return "", nil
 	}
-	if x.plan.Database.Reset != "never" {
-		if err := x.dbs.Reset(ctx, workload); err != nil {
-			return "reset database", err
+	done := map[workloads.Engine]bool{}
+	for _, w := range ws {
+		e := workloads.Database(w.Name)
+		if e == workloads.NoDatabase || done[e] {
+			continue
+		}
+		done[e] = true
+		if err := x.dbs.Restart(ctx, w.Name); err != nil {
+			return "restart database", err
 		}
 	}
 	return "", nil

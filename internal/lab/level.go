@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,12 +34,16 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 		dbS = sampleInBackground(mctx, pid)
 	}
 	genS := sampleInBackground(mctx, os.Getpid(), monitor.RootOnly())
+	pl := x.plan.Placement
+	machS := sampleMachine(mctx, cpuSet(pl.ServiceCPUs), cpuSet(pl.GeneratorCPUs))
 
 	d := time.Duration(x.plan.Load.Duration)
 	x.progress.level(lr.Level, d)
 	res, err := x.attacker(x.progress.onProgress).Attack(ctx, load.StatusChecked(sc), x.model(lr.Level, d))
 	stopSampling()
-	ss := results.Samples{Service: svcS.wait(), Database: dbS.wait(), Generator: genS.wait()}
+	ss := results.Samples{Service: svcS.wait(), Database: dbS.wait(), Generator: genS.wait(), Machine: machS.wait(),
+		OnServiceCPUs:   results.Procs{Service: true, Database: sameCPUs(pl.DatabaseCPUs, pl.ServiceCPUs), Generator: sameCPUs(pl.GeneratorCPUs, pl.ServiceCPUs)},
+		OnGeneratorCPUs: results.Procs{Service: sameCPUs(pl.ServiceCPUs, pl.GeneratorCPUs), Database: sameCPUs(pl.DatabaseCPUs, pl.GeneratorCPUs), Generator: true}}
 	defer x.progress.result(lr)
 	if err != nil {
 		lr.Status, lr.Reason = results.Failed, err.Error()
@@ -61,6 +66,13 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	if lr.Generator.CPUMean > 90*float64(lr.GeneratorCPUs) {
 		lr.Warnings = append(lr.Warnings, fmt.Sprintf("generator near saturation: %.0f%% CPU of %d CPU(s); the figures may show the generator's limit, not the service's", lr.Generator.CPUMean, lr.GeneratorCPUs))
 	}
+	if d := results.SummarizeDisturbances(ss.Disturbances(res.Summary.Start)); d != nil {
+		lr.Disturbance = d
+		if d.Flagged {
+			lr.Warnings = append(lr.Warnings, fmt.Sprintf("disturbed: %d of %d seconds had other processes on the service's or the generator's CPUs or steal time (means: %.0f%% and %.0f%% of a CPU, steal %.1f%%; load average up to %.1f)",
+				d.DisturbedSeconds, d.Seconds, d.OtherServiceCPUMean, d.OtherGeneratorCPUMean, d.StealMean, d.Load1Max))
+		}
+	}
 	if lr.Total.Errors > 0 {
 		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%d errors (%.2f%%): %s", lr.Total.Errors, lr.Total.ErrorPercent, reasons(lr.Total)))
 	}
@@ -74,6 +86,12 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	for _, v := range lr.Violations {
 		x.say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
 	}
+}
+
+// sameCPUs reports whether two placements put processes on the same CPUs
+// (an empty placement is every CPU).
+func sameCPUs(a, b string) bool {
+	return slices.Equal(cpuSet(a), cpuSet(b))
 }
 
 // reasons lists the first error reasons of a row.

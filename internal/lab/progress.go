@@ -100,6 +100,16 @@ func (pr *progress) result(lr *results.LevelRun) {
 	pr.line(msg)
 }
 
+// addTrial counts one more trial's levels (trials: auto).
+func (pr *progress) addTrial() {
+	if pr == nil {
+		return
+	}
+	pr.mu.Lock()
+	pr.total += len(pr.plan.Implementations) * len(pr.plan.Workloads) * len(pr.plan.Load.Levels)
+	pr.mu.Unlock()
+}
+
 // skip counts levels that will not run.
 func (pr *progress) skip(n int) {
 	if pr == nil {
@@ -170,7 +180,11 @@ func (pr *progress) eta() string {
 		per = time.Since(pr.start) / time.Duration(pr.done)
 	} else {
 		l := pr.plan.Load
-		per = time.Duration(l.Duration) + time.Duration(l.Warmup)/time.Duration(len(l.Levels)) + 5*time.Second
+		wu := time.Duration(l.Warmup)
+		if l.WarmupAuto {
+			wu = 30 * time.Second // a guess until a level has finished
+		}
+		per = time.Duration(l.Duration) + wu/time.Duration(len(l.Levels)) + 5*time.Second
 	}
 	return "~" + (per * time.Duration(left)).Truncate(time.Second).String()
 }

@@ -42,6 +42,7 @@ type execution struct {
 	dbs       *stack.Databases
 	known     []int64
 	progress  *progress
+	starts    int // service starts so far
 }
 
 // Run executes p and returns the results folder and its record. A failure
@@ -91,12 +92,24 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	}
 	x.progress = newProgress(rn.Progress, rn.TTY, p)
 	defer x.progress.close()
-	for _, s := range schedule(p) {
-		if ctx.Err() != nil {
+	last := p.Trials
+	if p.TrialsAuto {
+		last = p.TrialsMax
+	}
+	for trial := 1; trial <= last && ctx.Err() == nil; trial++ {
+		if trial > p.Trials && x.precise() {
 			break
 		}
-		x.rec.Services = append(x.rec.Services, x.serviceRun(ctx, s))
-		_ = results.WriteRun(dir, x.rec)
+		if trial > p.Trials {
+			x.progress.addTrial()
+		}
+		for _, s := range schedule(p, trial) {
+			if ctx.Err() != nil {
+				break
+			}
+			x.rec.Services = append(x.rec.Services, x.runStart(ctx, s)...)
+			_ = results.WriteRun(dir, x.rec)
+		}
 	}
 	return dir, x.rec, ctx.Err()
 }

@@ -182,3 +182,59 @@ placement: {}
 		t.Errorf("what was measured before the interrupt was not kept: %+v", back.Services)
 	}
 }
+
+// TestRunAutoWarmupAndTrials runs two fresh starts with an automatic
+// warm-up: each start is its own trial, its warm-up is recorded with its
+// curve (steady, or stopped at the cap), and every level carries the
+// machine's disturbance columns and summary.
+func TestRunAutoWarmupAndTrials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and a service")
+	}
+	root, cat := testRoot(t)
+	p := parseTestPlan(t, cat, `name: warm
+implementations: [broken-bank]
+workloads: [bank]
+load:
+  levels: [2]
+  duration: 2s
+  warmup: auto
+  warmup_max: 12s
+trials: 2
+`)
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test"}
+	dir, rec, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDescendants(t)
+	if len(rec.Services) != 2 {
+		t.Fatalf("%d service runs, want 2", len(rec.Services))
+	}
+	for i, sr := range rec.Services {
+		if sr.Start != i+1 || sr.Trial != i+1 {
+			t.Errorf("record %d: start %d, trial %d; want a fresh start per trial", i, sr.Start, sr.Trial)
+		}
+		wu := sr.Warmup
+		if wu == nil || !wu.Auto || wu.Requests == 0 {
+			t.Fatalf("record %d: warm-up %+v, want an automatic warm-up that served requests", i, wu)
+		}
+		if wu.Seconds > 13 {
+			t.Errorf("record %d: warm-up of %.1fs went past the 12 s cap", i, wu.Seconds)
+		}
+		if wu.Steady && len(wu.Throughput) < 10 {
+			t.Errorf("record %d: steady after %d seconds, before the rule's 10 s window was full", i, len(wu.Throughput))
+		}
+		lr := sr.Levels[0]
+		if lr.Disturbance == nil || lr.Disturbance.Seconds == 0 {
+			t.Errorf("record %d: no disturbance summary", i)
+		}
+		s, err := results.ReadSeries(filepath.Join(dir, lr.Dir, "timeseries.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Col("other_cpu_service_cpus") == nil || s.Col("steal_percent") == nil {
+			t.Errorf("record %d: timeseries.csv columns %v lack the disturbance columns", i, s.Columns)
+		}
+	}
+}

@@ -2,25 +2,31 @@ package lab
 
 import "github.com/showdownlab/showdown/internal/plan"
 
-// start is one start of one implementation in a plan's schedule: the
-// workload it serves and the trial it belongs to.
+// start is one process start in a plan's schedule: an implementation,
+// started afresh for a trial and measured on one or more workloads.
 type start struct {
 	Implementation plan.Implementation
-	Workload       plan.Workload
+	Workloads      []plan.Workload
 	Trial          int
 }
 
-// schedule turns a plan into the order of service starts: trial by trial,
-// workload by workload, implementations interleaved with their order
-// rotated every trial, so a drift of the machine favours none of them.
-func schedule(p *plan.Plan) []start {
+// schedule is the order of service starts of one trial: implementations
+// interleaved and their order rotated every trial, so a drift of the
+// machine favours none of them. A start serves every workload of the plan
+// (warmed once, measured on each), or one workload with service_restart:
+// workload.
+func schedule(p *plan.Plan, trial int) []start {
 	var out []start
-	for trial := 1; trial <= p.Trials; trial++ {
+	if p.ServiceRestart == "workload" {
 		for _, w := range p.Workloads {
 			for _, im := range rotate(p.Implementations, trial-1) {
-				out = append(out, start{Implementation: im, Workload: w, Trial: trial})
+				out = append(out, start{Implementation: im, Workloads: []plan.Workload{w}, Trial: trial})
 			}
 		}
+		return out
+	}
+	for _, im := range rotate(p.Implementations, trial-1) {
+		out = append(out, start{Implementation: im, Workloads: p.Workloads, Trial: trial})
 	}
 	return out
 }

@@ -5,62 +5,82 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
 )
 
-// serviceRun starts one implementation for one workload and runs every
-// level against it.
-func (x *execution) serviceRun(ctx context.Context, s start) *results.ServiceRun {
-	p, im, w, trial := x.plan, s.Implementation, s.Workload, s.Trial
-	sr := &results.ServiceRun{Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: w.Name,
-		Trial: trial, Status: results.OK, Dir: filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", trial))}
-	for _, l := range p.Load.Levels {
-		sr.Levels = append(sr.Levels, &results.LevelRun{Level: l, Status: results.Skipped,
-			Dir: filepath.Join(sr.Dir, fmt.Sprintf("level-%d", l))})
+// runStart starts one implementation once and measures it on each
+// workload of s in turn: contract check, warm-up, every level. It returns
+// one record per workload; a failure before the service is up fails them
+// all, a failure on one workload fails that one and the next is tried.
+func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun {
+	p, im := x.plan, s.Implementation
+	x.starts++
+	var srs []*results.ServiceRun
+	for _, w := range s.Workloads {
+		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: w.Name,
+			Trial: s.Trial, Status: results.OK, Dir: filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))}
+		for _, l := range p.Load.Levels {
+			sr.Levels = append(sr.Levels, &results.LevelRun{Level: l, Status: results.Skipped,
+				Dir: filepath.Join(sr.Dir, fmt.Sprintf("level-%d", l))})
+		}
+		srs = append(srs, sr)
 	}
-	fail := func(format string, args ...any) *results.ServiceRun {
+	fail := func(sr *results.ServiceRun, format string, args ...any) {
 		sr.Status = results.Failed
 		sr.Reason = fmt.Sprintf(format, args...)
-		x.say("%s on %s, trial %d: FAILED: %s", im.ID(), w.Name, trial, sr.Reason)
-		x.progress.skip(len(sr.Levels))
-		return sr
+		x.say("%s on %s, trial %d: FAILED: %s", im.ID(), sr.Workload, s.Trial, sr.Reason)
+		x.progress.skip(countStatus(sr.Levels, results.Skipped))
 	}
-	abs := filepath.Join(x.dir, sr.Dir)
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return fail("%v", err)
+	failAll := func(tail, format string, args ...any) []*results.ServiceRun {
+		for _, sr := range srs {
+			if sr.Status == results.OK {
+				sr.LogTail = tail
+				fail(sr, format, args...)
+			}
+		}
+		return srs
+	}
+	startDir := filepath.Join(x.dir, "starts", sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
+	for _, sr := range srs {
+		if err := os.MkdirAll(filepath.Join(x.dir, sr.Dir), 0o755); err != nil {
+			return failAll("", "%v", err)
+		}
+	}
+	if err := os.MkdirAll(startDir, 0o755); err != nil {
+		return failAll("", "%v", err)
 	}
 	m := x.manifests[im.Service]
 	b := x.rec.Builds[im.Service]
 	if m == nil || b == nil || b.Error != "" {
 		if b != nil {
-			sr.LogTail = b.LogTail
-			return fail("build failed: %s", b.Error)
+			return failAll(b.LogTail, "build failed: %s", b.Error)
 		}
-		return fail("no such service")
+		return failAll("", "no such service")
 	}
-	sr.ArtifactBytes = b.ArtifactBytes
-
-	if what, err := x.beforeStart(ctx, w.Name); err != nil {
-		return fail("%s: %v", what, err)
+	for _, sr := range srs {
+		sr.ArtifactBytes = b.ArtifactBytes
+	}
+	if what, err := x.beforeStart(ctx, s.Workloads); err != nil {
+		return failAll("", "%s: %v", what, err)
 	}
 	// Placement and limits: the service's own CPUs, quota and memory cap.
 	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: p.Placement.ServiceCPUs, CPUQuota: p.Limits.CPU, MemoryBytes: int64(p.Limits.Memory)})
 	if err != nil {
-		return fail("limits: %v", err)
+		return failAll("", "limits: %v", err)
 	}
 	defer grp.Remove()
 	x.rec.Limits = grp.Applied()
 
-	logPath := filepath.Join(abs, "service.log")
+	logPath := filepath.Join(startDir, "service.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
-		return fail("%v", err)
+		return failAll("", "%v", err)
 	}
 	defer logf.Close()
 	env := map[string]string{}
@@ -70,11 +90,10 @@ func (x *execution) serviceRun(ctx context.Context, s start) *results.ServiceRun
 	for k, v := range im.Env {
 		env[k] = v
 	}
-	x.progress.service(im.ID(), w.Name, trial)
+	x.progress.service(im.ID(), s.Workloads[0].Name, s.Trial)
 	svc, err := stack.StartService(ctx, m, x.dbs, stack.ServiceOptions{Env: env, Log: logf, Wrap: grp.Wrap})
 	if err != nil {
-		sr.LogTail = tailFile(logPath, 40)
-		return fail("start: %v", err)
+		return failAll(tailFile(logPath, 40), "start: %v", err)
 	}
 	stopped := false
 	stop := func() {
@@ -82,40 +101,72 @@ func (x *execution) serviceRun(ctx context.Context, s start) *results.ServiceRun
 			return
 		}
 		stopped = true
-		if code, _ := svc.Stop(); code >= 0 {
-			sr.ExitCode = code
+		code, _ := svc.Stop()
+		for _, sr := range srs {
+			sr.ExitCode = max(code, 0)
+			if sr.Status != results.OK && sr.LogTail == "" {
+				sr.LogTail = tailFile(logPath, 40)
+			}
 		}
 	}
-	defer func() {
-		stop()
-		if sr.Status != results.OK && sr.LogTail == "" {
-			sr.LogTail = tailFile(logPath, 40)
+	defer stop()
+	idle := rssOf(svc.PID())
+	for i, w := range s.Workloads {
+		sr := srs[i]
+		sr.StartupSeconds, sr.RSSIdleBytes = svc.Startup.Seconds(), idle
+		if ctx.Err() != nil {
+			break
 		}
-	}()
-	sr.StartupSeconds = svc.Startup.Seconds()
-	sr.RSSIdleBytes = rssOf(svc.PID())
+		select {
+		case <-svc.Exited():
+			fail(sr, "the service exited before this workload")
+			continue
+		default:
+		}
+		if i > 0 {
+			x.progress.service(im.ID(), w.Name, s.Trial)
+		}
+		if reason := x.measureWorkload(ctx, svc, w, sr, i == 0); reason != "" {
+			fail(sr, "%s", reason)
+		}
+		sr.RSSAfterBytes = rssOf(svc.PID())
+	}
+	stop()
+	return srs
+}
 
+// measureWorkload runs one workload on a started service: database reset
+// (unless the plan says never), scenario setup, a contract check, the
+// warm-up and every level. It returns why it failed, or "".
+func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, w plan.Workload, sr *results.ServiceRun, first bool) string {
+	p := x.plan
+	if p.Database.Reset != "never" {
+		if err := x.dbs.Reset(ctx, w.Name); err != nil {
+			return "reset database: " + err.Error()
+		}
+	}
 	sc, err := x.scenario(ctx, w, svc.URL())
 	if err != nil {
-		return fail("scenario: %v", err)
+		return "scenario: " + err.Error()
 	}
 	// A quick contract check: one iteration of the scenario, which asserts
 	// every response. The full suite is `showdown verify`.
 	res, err := x.attacker(nil).Attack(ctx, load.StatusChecked(sc), load.ClosedModel{Users: 1, Iterations: 1})
 	if err != nil {
-		return fail("contract check: %v", err)
+		return "contract check: " + err.Error()
 	}
 	if row, _ := res.Row(""); row.Errors > 0 || row.Samples == 0 {
-		return fail("contract check: %s", reasons(row))
+		return "contract check: " + reasons(row)
 	}
-	if wu := time.Duration(p.Load.Warmup); wu > 0 && ctx.Err() == nil {
-		x.progress.phase("warm-up", wu)
-		if _, err := x.attacker(x.progress.onProgress).Attack(ctx, load.StatusChecked(sc), x.model(p.Load.Levels[0], wu)); err != nil {
-			return fail("warm-up: %v", err)
-		}
+	wu, err := x.warmUp(ctx, sc, p.Load.Levels[0], first)
+	sr.Warmup = wu
+	if err != nil {
+		return "warm-up: " + err.Error()
+	}
+	if wu != nil {
+		x.say("%s on %s: warm-up %s", sr.Implementation, w.Name, describeWarmup(wu))
 	}
 	sr.RSSWarmBytes = rssOf(svc.PID())
-
 	for _, lr := range sr.Levels {
 		if ctx.Err() != nil {
 			break
@@ -123,23 +174,30 @@ func (x *execution) serviceRun(ctx context.Context, s start) *results.ServiceRun
 		if p.Database.Reset == "level" && workloads.Database(w.Name) != workloads.NoDatabase {
 			if err := x.dbs.Reset(ctx, w.Name); err != nil {
 				lr.Status, lr.Reason = results.Failed, "reset database: "+err.Error()
-				break
+				return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 			}
 			if err := setup(ctx, sc); err != nil {
 				lr.Status, lr.Reason = results.Failed, "scenario setup: "+err.Error()
-				break
+				return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 			}
 		}
 		x.level(ctx, svc, sc, w, lr)
 		if lr.Status != results.OK {
-			sr.Status, sr.Reason = results.Failed, fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
-			break
+			return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 		}
 	}
-	x.progress.skip(countStatus(sr.Levels, results.Skipped))
-	sr.RSSAfterBytes = rssOf(svc.PID())
-	stop()
-	return sr
+	return ""
+}
+
+// describeWarmup says how a warm-up ended, for the progress lines.
+func describeWarmup(wu *results.Warmup) string {
+	switch {
+	case !wu.Auto:
+		return fmt.Sprintf("%.0fs (fixed), %d requests", wu.Seconds, wu.Requests)
+	case wu.Steady:
+		return fmt.Sprintf("steady after %.0fs, %d requests (CV %.1f%%, drift %.1f%%)", wu.Seconds, wu.Requests, 100*wu.CV, 100*wu.Drift)
+	}
+	return fmt.Sprintf("NOT STEADY after %.0fs (the cap), %d requests (CV %.1f%%, drift %.1f%%)", wu.Seconds, wu.Requests, 100*wu.CV, 100*wu.Drift)
 }
 
 func countStatus(ls []*results.LevelRun, status results.Status) int {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/located"
+	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -28,7 +29,8 @@ import (
 const (
 	DefaultTrials         = 1
 	DefaultDuration       = 10 * time.Second
-	DefaultWarmup         = 5 * time.Second
+	DefaultWarmupMax      = 3 * time.Minute // the JVM on one CPU needs about that (issue measurements: steady from ~110 s)
+	DefaultTrialsMax      = 10
 	DefaultTimeout        = 30 * time.Second
 	DefaultMaxConnections = workloads.DefaultMaxConnections
 	DefaultSKURows        = workloads.DefaultSKURows
@@ -38,16 +40,26 @@ const (
 // Plan is one experiment, as read from plans/*.yaml and resolved with
 // defaults.
 type Plan struct {
-	Name            string            `yaml:"name" json:"name"`
-	Description     string            `yaml:"description" json:"description,omitempty"`
-	Implementations []Implementation  `yaml:"implementations" json:"implementations"`
-	Workloads       []Workload        `yaml:"workloads" json:"workloads"`
-	Load            Load              `yaml:"load" json:"load"`
-	Trials          int               `yaml:"trials" json:"trials"`
-	Env             map[string]string `yaml:"env" json:"env,omitempty"`
-	Database        Database          `yaml:"database" json:"database"`
-	Placement       Placement         `yaml:"placement" json:"placement"`
-	Limits          Limits            `yaml:"limits" json:"limits"`
+	Name            string           `yaml:"name" json:"name"`
+	Description     string           `yaml:"description" json:"description,omitempty"`
+	Implementations []Implementation `yaml:"implementations" json:"implementations"`
+	Workloads       []Workload       `yaml:"workloads" json:"workloads"`
+	Load            Load             `yaml:"load" json:"load"`
+	// Trials is how many fresh starts of every implementation are
+	// measured; with TrialsAuto (`trials: auto`) at least Trials and at
+	// most TrialsMax, until every cell's 95% confidence interval of
+	// throughput is within ±3% of its mean.
+	Trials     int  `yaml:"trials" json:"trials"`
+	TrialsAuto bool `yaml:"-" json:"trials_auto,omitempty"`
+	TrialsMax  int  `yaml:"trials_max" json:"trials_max,omitempty"`
+	// ServiceRestart is when a service is started afresh: "trial" (once
+	// per trial, warmed up and measured on every workload) or "workload"
+	// (a cold start for each workload).
+	ServiceRestart string            `yaml:"service_restart" json:"service_restart"`
+	Env            map[string]string `yaml:"env" json:"env,omitempty"`
+	Database       Database          `yaml:"database" json:"database"`
+	Placement      Placement         `yaml:"placement" json:"placement"`
+	Limits         Limits            `yaml:"limits" json:"limits"`
 	// Replicas are the pod counts of every implementation on Kubernetes
 	// (showdown k8s); a list is a dimension of the results like the load
 	// levels. The local runner starts one process and ignores it.
@@ -117,11 +129,16 @@ type Load struct {
 	RampUp Duration `yaml:"ramp_up" json:"ramp_up"`
 	// Duration is how long each level runs, ramp-up included.
 	Duration Duration `yaml:"duration" json:"duration"`
-	// Warmup runs before the first level of each implementation and
-	// workload, at the first level's load, and is not counted.
-	Warmup    Duration `yaml:"warmup" json:"warmup"`
-	ThinkTime Duration `yaml:"think_time" json:"think_time,omitempty"`
-	Timeout   Duration `yaml:"timeout" json:"timeout"`
+	// Warmup runs before the first level of each workload on a service
+	// start, at the first level's load, and is not counted: a fixed time,
+	// or with WarmupAuto until the steady-state rule holds (package lab,
+	// plans/README.md), at most WarmupMax. `warmup: auto` in YAML, and the
+	// default.
+	Warmup     Duration `yaml:"warmup" json:"warmup"`
+	WarmupAuto bool     `yaml:"-" json:"warmup_auto,omitempty"`
+	WarmupMax  Duration `yaml:"warmup_max" json:"warmup_max,omitempty"`
+	ThinkTime  Duration `yaml:"think_time" json:"think_time,omitempty"`
+	Timeout    Duration `yaml:"timeout" json:"timeout"`
 	// MaxInflight bounds concurrent requests in the open model (0: the
 	// engine's default).
 	MaxInflight int `yaml:"max_inflight" json:"max_inflight,omitempty"`
@@ -262,10 +279,21 @@ func ParsePlan(file string, data []byte, catalog Catalog) (*Plan, error) {
 	p := &Plan{File: file, root: &root}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	// "auto" is a value of trials and load.warmup that their types do not
+	// parse: note it, and drop the decoder's complaint about that line.
+	autoLines := map[int]bool{}
+	if n := p.node("trials"); n != nil && n.Kind == yaml.ScalarNode && n.Value == "auto" {
+		p.TrialsAuto, autoLines[n.Line] = true, true
+	}
+	if n := p.node("load", "warmup"); n != nil && n.Kind == yaml.ScalarNode && n.Value == "auto" {
+		p.Load.WarmupAuto, autoLines[n.Line] = true, true
+	}
 	var errs ErrorList
 	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
 		for _, e := range located.FromYAML(file, err) {
-			errs = append(errs, unknownField(e))
+			if !autoLines[e.Line] {
+				errs = append(errs, unknownField(e))
+			}
 		}
 	}
 	p.applyDefaults()
@@ -289,8 +317,20 @@ func unknownField(e *Error) *Error {
 }
 
 func (p *Plan) applyDefaults() {
+	if p.TrialsAuto {
+		p.Trials = 3 // at least three starts before an interval means anything
+		if p.TrialsMax == 0 {
+			p.TrialsMax = DefaultTrialsMax
+		}
+	}
 	if p.Trials == 0 {
 		p.Trials = DefaultTrials
+	}
+	if p.TrialsMax < p.Trials {
+		p.TrialsMax = p.Trials
+	}
+	if p.ServiceRestart == "" {
+		p.ServiceRestart = "trial"
 	}
 	if p.Load.Model == "" {
 		p.Load.Model = "closed"
@@ -298,8 +338,14 @@ func (p *Plan) applyDefaults() {
 	if p.Load.Duration == 0 {
 		p.Load.Duration = Duration(DefaultDuration)
 	}
-	if p.Load.Warmup == 0 && !p.has("load", "warmup") {
-		p.Load.Warmup = Duration(DefaultWarmup)
+	if !p.has("load", "warmup") {
+		p.Load.WarmupAuto = true
+	}
+	if p.Load.WarmupAuto {
+		p.Load.Warmup = 0
+		if p.Load.WarmupMax == 0 {
+			p.Load.WarmupMax = Duration(DefaultWarmupMax)
+		}
 	}
 	if p.Load.Timeout == 0 {
 		p.Load.Timeout = Duration(DefaultTimeout)
@@ -467,7 +513,16 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		add([]string{"load"}, "", "warmup, think_time and max_inflight must not be negative; timeout must be positive")
 	}
 	if p.Trials < 1 || p.Trials > 100 {
-		add([]string{"trials"}, "", "trials must be between 1 and 100, not %d", p.Trials)
+		add([]string{"trials"}, "or auto", "trials must be between 1 and 100, not %d", p.Trials)
+	}
+	if p.TrialsAuto && p.TrialsMax > 100 {
+		add([]string{"trials_max"}, "", "trials_max must be at most 100, not %d", p.TrialsMax)
+	}
+	if !contains([]string{"trial", "workload"}, p.ServiceRestart) {
+		add([]string{"service_restart"}, "trial (warm once, measure every workload) or workload (a cold start per workload)", "unknown service_restart %q", p.ServiceRestart)
+	}
+	if l.WarmupMax < 0 || l.WarmupAuto && l.WarmupMax < Duration(stats.DefaultSteadyWindow*time.Second) {
+		add([]string{"load", "warmup_max"}, "e.g. warmup_max: 3m", "warmup_max %v is shorter than the steady-state window", time.Duration(l.WarmupMax))
 	}
 	d := p.Database
 	if d.MaxConnections < 1 {

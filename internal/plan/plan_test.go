@@ -37,7 +37,9 @@ func TestParsePlanDefaults(t *testing.T) {
 	}{
 		{"model defaults to closed", p.Load.Model, "closed"},
 		{"trials default", p.Trials, 1},
-		{"warmup default", time.Duration(p.Load.Warmup), DefaultWarmup},
+		{"warmup is automatic by default", p.Load.WarmupAuto, true},
+		{"warmup cap default", time.Duration(p.Load.WarmupMax), DefaultWarmupMax},
+		{"one start per trial", p.ServiceRestart, "trial"},
 		{"timeout default", time.Duration(p.Load.Timeout), DefaultTimeout},
 		{"pool size default is the contract's", p.Env["DB_POOL_SIZE"], "20"},
 		{"logging off by default", p.Env["LOG_REQUESTS"], "false"},
@@ -165,6 +167,42 @@ func TestParseByteSize(t *testing.T) {
 		got, err := ParseByteSize(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("ParseByteSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestParsePlanAuto covers the "auto" values of trials and load.warmup.
+func TestParsePlanAuto(t *testing.T) {
+	base := "name: a\nimplementations: [go-stdlib]\nworkloads: [string]\n"
+	tests := []struct {
+		name       string
+		yaml       string
+		warmupAuto bool
+		trialsAuto bool
+		trials     int
+		errLine    string // "" for no error
+	}{
+		{"defaults", "load: {levels: [1]}\n", true, false, 1, ""},                                                  // auto warm-up unless told
+		{"fixed warm-up", "load: {levels: [1], warmup: 15s}\n", false, false, 1, ""},                               // a fixed time stays possible
+		{"auto trials", "load: {levels: [1]}\ntrials: auto\n", true, true, 3, ""},                                  // three starts first
+		{"explicit auto warm-up", "load:\n  levels: [1]\n  warmup: auto\n  warmup_max: 90s\n", true, false, 1, ""}, // with its cap
+		{"bad warm-up", "load:\n  levels: [1]\n  warmup: soon\n", false, false, 1, "a.yaml:6"},                     // still an error with its line
+		{"cap below the window", "load:\n  levels: [1]\n  warmup_max: 2s\n", true, false, 1, "a.yaml:6"},           // the rule needs 10 s
+	}
+	for _, tt := range tests {
+		p, err := ParsePlan("a.yaml", []byte(base+tt.yaml), testCatalog)
+		if tt.errLine != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.errLine) {
+				t.Errorf("%s: error %v, want one at %s", tt.name, err, tt.errLine)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if p.Load.WarmupAuto != tt.warmupAuto || p.TrialsAuto != tt.trialsAuto || p.Trials != tt.trials {
+			t.Errorf("%s: warmup auto %v, trials auto %v, trials %d; want %v, %v, %d", tt.name, p.Load.WarmupAuto, p.TrialsAuto, p.Trials, tt.warmupAuto, tt.trialsAuto, tt.trials)
 		}
 	}
 }

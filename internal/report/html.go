@@ -77,6 +77,32 @@ type htmlCol struct{ Title string }
 type swatch struct{ Name, Color string }
 
 // figure is a chart with its caption.
+// warmupChart draws the throughput of each implementation's first
+// recorded warm-up on a workload, second by second: how long a fresh
+// start takes to serve at its steady rate.
+func warmupChart(id string, s *Summary, wl *Workload, colors map[string]string) (figure, bool) {
+	ch := &chart{id: id, title: wl.Name + ": warm-up throughput after start (first trial)", xLabel: "seconds of warm-up", xInt: true, width: 560}
+	p := panel{yLabel: "throughput (req/s)", height: 200}
+	seen := map[string]bool{}
+	for _, r := range s.Warmups {
+		if r.Workload != wl.Name || seen[r.Implementation] || len(r.Throughput) == 0 {
+			continue
+		}
+		seen[r.Implementation] = true
+		sr := series{name: r.Implementation, color: colors[r.Implementation]}
+		for i, v := range r.Throughput {
+			sr.xs, sr.ys = append(sr.xs, float64(i+1)), append(sr.ys, v)
+		}
+		p.lines = append(p.lines, sr)
+		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("%s: %s (startup %s)", r.Implementation, warmupText(r.Warmup), fmtSeconds(r.StartupSeconds)), colors[r.Implementation], ""})
+	}
+	if len(p.lines) == 0 {
+		return figure{}, false
+	}
+	ch.panels = []panel{p}
+	return figure{ch.title, template.HTML(ch.render())}, true
+}
+
 type figure struct {
 	Title string
 	SVG   template.HTML
@@ -135,6 +161,9 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			hw.Rows = append(hw.Rows, row)
 		}
 		hw.Charts = levelCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
+		if f, ok := warmupChart(fmt.Sprintf("w%d-warmup", wi), s, wl, colors); ok {
+			hw.Charts = append(hw.Charts, f)
+		}
 		hw.Spectra = spectra(fmt.Sprintf("w%d", wi), res, s, wl, colors)
 		for ci, c := range wl.Cells {
 			if c.Trials == 0 {
@@ -276,18 +305,7 @@ func spectrumPoints(h *hdrhistogram.Histogram) (xs, ys []float64) {
 // spectra draws, per level, the latency distribution of every
 // implementation (all trials merged) on HdrHistogram's percentile scale.
 func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[string]string) []figure {
-	byLevel := map[int][]*Cell{}
-	var levels []int
-	for _, c := range wl.Cells {
-		if c.Trials == 0 {
-			continue
-		}
-		if _, ok := byLevel[c.Level]; !ok {
-			levels = append(levels, c.Level)
-		}
-		byLevel[c.Level] = append(byLevel[c.Level], c)
-	}
-	sort.Ints(levels)
+	levels, byLevel := measuredByLevel(wl)
 	var out []figure
 	for k, l := range levels {
 		ch := &chart{id: fmt.Sprintf("%s-s%d", id, k), title: fmt.Sprintf("%s at %d %s: latency by percentile", wl.Name, l, s.LevelUnit),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
 )
 
 // Default thresholds of the headline: the most throughput at an acceptable
@@ -95,8 +96,28 @@ type Cell struct {
 	Trials int `json:"trials"`
 	// Values holds every metric by key; empty when nothing was measured.
 	Values map[string]Value `json:"metrics,omitempty"`
+	// Spread is the trial-to-trial spread of throughput and p99 (two
+	// trials or more): mean, coefficient of variation, 95% interval.
+	Spread map[string]Spread `json:"spread,omitempty"`
 	cell   *results.Cell
 }
+
+// Spread is a metric's mean over trials (fresh service starts), its
+// coefficient of variation and the 95% confidence interval of the mean.
+type Spread struct {
+	Mean float64 `json:"mean"`
+	CV   float64 `json:"cv"`
+	Low  float64 `json:"ci95_low"`
+	High float64 `json:"ci95_high"`
+	N    int     `json:"n"`
+}
+
+func (s Spread) interval() stats.Interval {
+	return stats.Interval{Mean: s.Mean, Low: s.Low, High: s.High, N: s.N}
+}
+
+// spreadKeys are the metrics whose spread a cell reports.
+var spreadKeys = []string{"throughput", "p99_ms"}
 
 // Get returns the median of a metric.
 func (c *Cell) Get(key string) float64 { return c.Values[key].Median }
@@ -107,7 +128,11 @@ type Workload struct {
 	// Headline says who served the most at acceptable latency.
 	Headline string `json:"headline"`
 	// Best is the cell the headline names, if any.
-	Best     *Cell    `json:"best,omitempty"`
+	Best *Cell `json:"best,omitempty"`
+	// Verdicts compare, level by level, the two implementations with the
+	// most throughput: a winner only where their 95% intervals do not
+	// overlap.
+	Verdicts []string `json:"verdicts,omitempty"`
 	Cells    []*Cell  `json:"cells"`
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -132,6 +157,18 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Failures are the service runs that failed.
 	Failures []Failure `json:"failures,omitempty"`
+	// Warmups are the warm-ups of every service start and workload.
+	Warmups []WarmupRow `json:"warmups,omitempty"`
+}
+
+// WarmupRow is one warm-up: how long it took to reach steady state and
+// the requests it took, beside the service's startup time.
+type WarmupRow struct {
+	Implementation string  `json:"implementation"`
+	Workload       string  `json:"workload"`
+	Trial          int     `json:"trial"`
+	StartupSeconds float64 `json:"startup_seconds"`
+	*results.Warmup
 }
 
 // Failure is one failed service run.
@@ -171,6 +208,14 @@ func Summarize(res *Results, opts ...Option) *Summary {
 				}
 				c.Values[m.Key] = valueOf(vs)
 			}
+			if len(lc.Levels) > 1 {
+				c.Spread = map[string]Spread{}
+				for _, k := range spreadKeys {
+					vs := c.Values[k].Trials
+					iv := stats.CI95(vs)
+					c.Spread[k] = Spread{Mean: round(iv.Mean), CV: round(stats.CV(vs)), Low: round(iv.Low), High: round(iv.High), N: iv.N}
+				}
+			}
 		}
 		if wl := byWorkload[c.Workload]; wl != nil {
 			wl.Cells = append(wl.Cells, c)
@@ -185,6 +230,12 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		wl := byWorkload[sr.Workload]
 		if wl == nil {
 			continue
+		}
+		if sr.Warmup != nil {
+			s.Warmups = append(s.Warmups, WarmupRow{sr.Implementation, sr.Workload, sr.Trial, sr.StartupSeconds, sr.Warmup})
+			if sr.Warmup.Auto && !sr.Warmup.Steady {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: NOT STEADY after the %.0f s warm-up cap; its figures were taken while it was still warming up", sr.Implementation, sr.Trial, sr.Warmup.Seconds))
+			}
 		}
 		if sr.Status != results.OK {
 			s.Failures = append(s.Failures, Failure{sr.Implementation, sr.Workload, sr.Trial, sr.Reason, sr.LogTail})
@@ -213,8 +264,68 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			}
 		}
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
+		wl.Verdicts = verdicts(wl, s.LevelUnit)
 	}
 	return s
+}
+
+// verdicts compare, at each level, the two implementations with the most
+// mean throughput, naming a winner only when their 95% confidence
+// intervals across trials do not overlap.
+func verdicts(wl *Workload, unit string) []string {
+	levels, byLevel := measuredByLevel(wl)
+	mean := func(c *Cell) float64 {
+		if sp, ok := c.Spread["throughput"]; ok {
+			return sp.Mean
+		}
+		return c.Get("throughput")
+	}
+	var out []string
+	for _, l := range levels {
+		cs := byLevel[l]
+		if len(cs) < 2 {
+			continue
+		}
+		sort.SliceStable(cs, func(i, j int) bool { return mean(cs[i]) > mean(cs[j]) })
+		a, b := cs[0], cs[1]
+		sa, okA := a.Spread["throughput"]
+		sb, okB := b.Spread["throughput"]
+		switch {
+		case !okA || !okB:
+			out = append(out, fmt.Sprintf("at %d %s: no verdict, %s and %s were not measured on two fresh starts or more (trials: 3, or auto)", l, unit, a.Implementation, b.Implementation))
+		case !sa.interval().Overlaps(sb.interval()):
+			out = append(out, fmt.Sprintf("at %d %s: %s serves more than %s, %s vs %s req/s (mean, 95%% interval and CV of %d and %d fresh starts)",
+				l, unit, a.Implementation, b.Implementation, describeSpread(sa), describeSpread(sb), sa.N, sb.N))
+		default:
+			out = append(out, fmt.Sprintf("at %d %s: no significant difference between %s and %s, %s vs %s req/s (95%% intervals overlap)",
+				l, unit, a.Implementation, b.Implementation, describeSpread(sa), describeSpread(sb)))
+		}
+	}
+	return out
+}
+
+// measuredByLevel groups a workload's measured cells by level, levels in
+// ascending order.
+func measuredByLevel(wl *Workload) ([]int, map[int][]*Cell) {
+	var levels []int
+	byLevel := map[int][]*Cell{}
+	for _, c := range wl.Cells {
+		if c.Trials == 0 {
+			continue
+		}
+		if _, ok := byLevel[c.Level]; !ok {
+			levels = append(levels, c.Level)
+		}
+		byLevel[c.Level] = append(byLevel[c.Level], c)
+	}
+	sort.Ints(levels)
+	return levels, byLevel
+}
+
+// describeSpread prints a mean, its 95% interval (a rate is never
+// negative) and the CV: "7570 (7276–7865, CV 2.0%)".
+func describeSpread(s Spread) string {
+	return fmt.Sprintf("%s (%s–%s, CV %.1f%%)", FormatCount(s.Mean), FormatCount(max(0, s.Low)), FormatCount(s.High), 100*s.CV)
 }
 
 // errorPercent is computed from the counts: summary.json's error_percent

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // Formats WriteFormat knows.
@@ -179,6 +181,13 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		cols := visibleColumns(wl)
 		fmt.Fprintf(w, "## %s\n\n", wl.Name)
 		fmt.Fprintf(w, "**%s.**\n\n", wl.Headline)
+		if len(wl.Verdicts) > 0 {
+			fmt.Fprintf(w, "Verdict (throughput, across fresh starts):\n\n")
+			for _, v := range wl.Verdicts {
+				fmt.Fprintf(w, "- %s\n", v)
+			}
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))
 		for _, c := range cols {
 			fmt.Fprintf(w, " %s |", metric(c.key).Title)
@@ -210,6 +219,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			fmt.Fprintln(w)
 		}
 	}
+	writeWarmups(w, s)
 	if len(s.Warnings) > 0 {
 		fmt.Fprintf(w, "## Warnings\n\n")
 		for _, m := range s.Warnings {
@@ -230,6 +240,46 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		fmt.Fprintf(w, "Reproduce: `%s`\n", r.Command)
 	}
 	return nil
+}
+
+// writeWarmups writes the warm-up table: per start and workload, the time
+// to steady state and the requests it took, beside the startup time.
+func writeWarmups(w io.Writer, s *Summary) {
+	if len(s.Warmups) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## Warm-up\n\n")
+	fmt.Fprintf(w, "| Implementation | Workload | Trial | Startup s | Warm-up | Requests | Last 10 s req/s |\n|---|---|--:|--:|---|--:|--:|\n")
+	for _, r := range s.Warmups {
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s |\n", r.Implementation, r.Workload, r.Trial, fmtSeconds(r.StartupSeconds), warmupText(r.Warmup), r.Requests, FormatCount(tailMean(r.Throughput, 10)))
+	}
+	fmt.Fprintln(w)
+}
+
+// warmupText says how a warm-up ended.
+func warmupText(wu *results.Warmup) string {
+	switch {
+	case !wu.Auto:
+		return fmt.Sprintf("%s fixed", fmtSeconds(wu.Seconds))
+	case wu.Steady:
+		return fmt.Sprintf("steady after %s", fmtSeconds(wu.Seconds))
+	}
+	return fmt.Sprintf("**not steady** after %s (cap)", fmtSeconds(wu.Seconds))
+}
+
+// tailMean is the mean of the last n values (fewer if there are fewer).
+func tailMean(xs []float64, n int) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	if len(xs) > n {
+		xs = xs[len(xs)-n:]
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
 
 // setupLine describes the run in one sentence.

@@ -9,16 +9,43 @@ import (
 )
 
 // ResourceColumns are the columns WriteLevel joins to each row of a
-// level's timeseries.csv, after the engine's own (load.TimeseriesHeader).
+// level's timeseries.csv, after the engine's own (load.TimeseriesHeader):
+// the watched processes, then what could have disturbed them (other
+// processes' CPU on the service's and on the generator's CPUs, in percent
+// of one CPU; steal time in percent of all CPUs; the load average; the
+// service CPUs' frequency).
 var ResourceColumns = []string{
 	"service_cpu_percent", "service_rss_kb", "service_threads", "service_fds", "service_ctx_switches",
 	"db_cpu_percent", "db_rss_kb", "generator_cpu_percent",
+	"other_cpu_service_cpus", "other_cpu_generator_cpus", "steal_percent", "load1", "cpu_mhz",
 }
 
-// Samples are the per-second resource samples of one level: the service,
-// its database (nil without one) and the generator.
+// Samples are the per-second samples of one level: the service, its
+// database (nil without one), the generator and the machine.
 type Samples struct {
 	Service, Database, Generator []monitor.Sample
+	Machine                      []MachineSample
+	// OnServiceCPUs and OnGeneratorCPUs say which watched processes run on
+	// those CPUs; the rest of the CPUs' busy time is other processes'.
+	OnServiceCPUs, OnGeneratorCPUs Procs
+}
+
+// Procs names watched processes.
+type Procs struct{ Service, Database, Generator bool }
+
+// MachineSample is one second of the machine's state.
+type MachineSample struct {
+	Time     time.Time
+	Interval time.Duration
+	// ServiceCPUsBusy and GeneratorCPUsBusy are the busy time of those
+	// CPUs, every process counted, in percent of one CPU.
+	ServiceCPUsBusy, GeneratorCPUsBusy float64
+	// StealPercent is the time the hypervisor gave other guests, in
+	// percent of all CPUs.
+	StealPercent float64
+	Load1        float64
+	// MHz is the service CPUs' mean frequency (0: not exposed).
+	MHz float64
 }
 
 // WriteLevel writes a level's files into dir: the engine's summary.json,
@@ -28,6 +55,7 @@ type Samples struct {
 func WriteLevel(dir string, res *load.Result, s Samples) error {
 	start := res.Summary.Start
 	si, di, gi := bySecond(s.Service, start), bySecond(s.Database, start), bySecond(s.Generator, start)
+	mi := machineBySecond(s.Machine, start)
 	pct := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	kb := func(b uint64) string { return strconv.FormatUint(b>>10, 10) }
 	col := func(name string, idx map[int]monitor.Sample, cell func(monitor.Sample) string) load.Column {
@@ -48,7 +76,84 @@ func WriteLevel(dir string, res *load.Result, s Samples) error {
 		col(ResourceColumns[6], di, func(m monitor.Sample) string { return kb(m.RSSBytes) }),
 		col(ResourceColumns[7], gi, func(m monitor.Sample) string { return pct(m.CPUPercent) }),
 	}
+	dist := s.disturbances(si, di, gi, mi)
+	cell := func(name string, f func(Disturbance) float64, prec int) load.Column {
+		return load.Column{Name: name, Cell: func(sec int) string {
+			if d, ok := dist[sec]; ok {
+				return strconv.FormatFloat(f(d), 'f', prec, 64)
+			}
+			return ""
+		}}
+	}
+	cols = append(cols,
+		cell(ResourceColumns[8], func(d Disturbance) float64 { return d.OtherServiceCPU }, 1),
+		cell(ResourceColumns[9], func(d Disturbance) float64 { return d.OtherGeneratorCPU }, 1),
+		cell(ResourceColumns[10], func(d Disturbance) float64 { return d.StealPercent }, 1),
+		cell(ResourceColumns[11], func(d Disturbance) float64 { return d.Load1 }, 2),
+		cell(ResourceColumns[12], func(d Disturbance) float64 { return d.MHz }, 0),
+	)
 	return res.WriteDir(dir, cols...)
+}
+
+// Disturbance is what could have disturbed one second of a level.
+type Disturbance struct {
+	OtherServiceCPU, OtherGeneratorCPU, StealPercent, Load1, MHz float64
+}
+
+// Thresholds above which a second counts as disturbed, and the share of a
+// level's seconds above which the level is flagged.
+const (
+	DisturbedOtherCPU = 10.0 // percent of one CPU used by other processes on the service's or the generator's CPUs
+	DisturbedSteal    = 5.0  // percent steal time
+	DisturbedShare    = 0.2  // of a level's seconds
+)
+
+// Disturbed reports whether d exceeds a threshold.
+func (d Disturbance) Disturbed() bool {
+	return d.OtherServiceCPU >= DisturbedOtherCPU || d.OtherGeneratorCPU >= DisturbedOtherCPU || d.StealPercent >= DisturbedSteal
+}
+
+// Disturbances are the per-second disturbances of a level, by second.
+func (s Samples) Disturbances(start time.Time) map[int]Disturbance {
+	return s.disturbances(bySecond(s.Service, start), bySecond(s.Database, start), bySecond(s.Generator, start), machineBySecond(s.Machine, start))
+}
+
+func (s Samples) disturbances(si, di, gi map[int]monitor.Sample, mi map[int]MachineSample) map[int]Disturbance {
+	out := map[int]Disturbance{}
+	own := func(p Procs, sec int) float64 {
+		v := 0.0
+		if p.Service {
+			v += si[sec].CPUPercent
+		}
+		if p.Database {
+			v += di[sec].CPUPercent
+		}
+		if p.Generator {
+			v += gi[sec].CPUPercent
+		}
+		return v
+	}
+	for sec, m := range mi {
+		out[sec] = Disturbance{
+			OtherServiceCPU:   max(0, m.ServiceCPUsBusy-own(s.OnServiceCPUs, sec)),
+			OtherGeneratorCPU: max(0, m.GeneratorCPUsBusy-own(s.OnGeneratorCPUs, sec)),
+			StealPercent:      m.StealPercent, Load1: m.Load1, MHz: m.MHz,
+		}
+	}
+	return out
+}
+
+func machineBySecond(ms []MachineSample, start time.Time) map[int]MachineSample {
+	out := map[int]MachineSample{}
+	for _, m := range ms {
+		if m.Interval <= 0 {
+			continue
+		}
+		if mid := m.Time.Add(-m.Interval / 2).Sub(start); mid >= 0 {
+			out[int(mid/time.Second)] = m
+		}
+	}
+	return out
 }
 
 // bySecond indexes samples by the second of measurement they describe. A

@@ -5,6 +5,7 @@
 package results
 
 import (
+	"math"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
@@ -94,9 +95,14 @@ type DatabaseInfo struct {
 	KnownSKUs      []int64 `json:"known_skus,omitempty"`
 }
 
-// ServiceRun is one start of one implementation for one workload in one
-// trial: startup, warm-up and every level.
+// ServiceRun is one implementation on one workload in one trial: its
+// warm-up and every level. The records of one process start share its
+// Start number, startup time and idle RSS: a service is started once per
+// trial and measured on every workload, unless the plan restarts it per
+// workload.
 type ServiceRun struct {
+	// Start numbers the process start this record belongs to (1, 2, ...).
+	Start          int    `json:"start,omitempty"`
 	Implementation string `json:"implementation"`
 	Service        string `json:"service"`
 	Variant        string `json:"variant,omitempty"`
@@ -112,12 +118,40 @@ type ServiceRun struct {
 	StartupSeconds float64 `json:"startup_seconds"`
 	// RSS of the service tree at idle (after start), after warm-up and
 	// after the last level, as the sources reported.
-	RSSIdleBytes  uint64      `json:"rss_idle_bytes"`
-	RSSWarmBytes  uint64      `json:"rss_after_warmup_bytes"`
-	RSSAfterBytes uint64      `json:"rss_after_load_bytes"`
-	ArtifactBytes int64       `json:"artifact_bytes"`
-	ExitCode      int         `json:"exit_code"`
-	Levels        []*LevelRun `json:"levels"`
+	RSSIdleBytes  uint64 `json:"rss_idle_bytes"`
+	RSSWarmBytes  uint64 `json:"rss_after_warmup_bytes"`
+	RSSAfterBytes uint64 `json:"rss_after_load_bytes"`
+	ArtifactBytes int64  `json:"artifact_bytes"`
+	ExitCode      int    `json:"exit_code"`
+	// Warmup is how this workload's warm-up went on this start.
+	Warmup *Warmup     `json:"warmup,omitempty"`
+	Levels []*LevelRun `json:"levels"`
+}
+
+// Warmup is the record of one warm-up: how long it took to reach steady
+// state, the requests it took, and its per-second curve.
+type Warmup struct {
+	// Auto reports a warm-up ended by the steady-state rule (or its cap);
+	// otherwise it lasted a fixed time.
+	Auto bool `json:"auto"`
+	// Steady reports that the rule held before the cap (always true for a
+	// fixed warm-up, which applies no rule).
+	Steady bool `json:"steady"`
+	// Seconds is the warm-up's length: with Auto and Steady, the time to
+	// steady state.
+	Seconds float64 `json:"seconds"`
+	// Requests is how many requests completed during the warm-up.
+	Requests int64 `json:"requests"`
+	// Metric names the series the rule watched: "throughput" (req/s,
+	// closed model) or "p50_ms" (open model).
+	Metric string `json:"metric"`
+	// Throughput is the completed requests of each second, and Series the
+	// watched metric's values, from the first second on.
+	Throughput []float64 `json:"throughput"`
+	Series     []float64 `json:"series,omitempty"`
+	// CV and Drift are the rule's figures over the last window.
+	CV    float64 `json:"cv,omitempty"`
+	Drift float64 `json:"drift,omitempty"`
 }
 
 // LevelRun is one load level of a ServiceRun.
@@ -140,9 +174,46 @@ type LevelRun struct {
 	Generator Resources `json:"generator"`
 	// GeneratorCPUs is how many CPUs the generator could use.
 	GeneratorCPUs int `json:"generator_cpus"`
+	// Disturbance sums up what could have disturbed the level; nil when
+	// the machine was not sampled.
+	Disturbance *DisturbanceSummary `json:"disturbance,omitempty"`
 	// Violations are invariant failures found in the database afterwards.
 	Violations []Violation `json:"violations,omitempty"`
 	Warnings   []string    `json:"warnings,omitempty"`
+}
+
+// DisturbanceSummary sums up a level's per-second disturbances.
+type DisturbanceSummary struct {
+	Seconds          int `json:"seconds"`
+	DisturbedSeconds int `json:"disturbed_seconds"`
+	// Flagged reports that more than DisturbedShare of the seconds were
+	// disturbed: the level measured the machine as much as the service.
+	Flagged               bool    `json:"flagged"`
+	OtherServiceCPUMean   float64 `json:"other_cpu_service_cpus_mean"`
+	OtherGeneratorCPUMean float64 `json:"other_cpu_generator_cpus_mean"`
+	StealMean             float64 `json:"steal_percent_mean"`
+	Load1Max              float64 `json:"load1_max"`
+}
+
+// SummarizeDisturbances sums up per-second disturbances.
+func SummarizeDisturbances(ds map[int]Disturbance) *DisturbanceSummary {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := &DisturbanceSummary{Seconds: len(ds)}
+	for _, d := range ds {
+		if d.Disturbed() {
+			out.DisturbedSeconds++
+		}
+		out.OtherServiceCPUMean += d.OtherServiceCPU / float64(len(ds))
+		out.OtherGeneratorCPUMean += d.OtherGeneratorCPU / float64(len(ds))
+		out.StealMean += d.StealPercent / float64(len(ds))
+		out.Load1Max = max(out.Load1Max, d.Load1)
+	}
+	out.Flagged = float64(out.DisturbedSeconds) > DisturbedShare*float64(out.Seconds)
+	r := func(v float64) float64 { return math.Round(v*10) / 10 }
+	out.OtherServiceCPUMean, out.OtherGeneratorCPUMean, out.StealMean = r(out.OtherServiceCPUMean), r(out.OtherGeneratorCPUMean), r(out.StealMean)
+	return out
 }
 
 // Violation is one broken invariant the audit found in the database.

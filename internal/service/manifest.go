@@ -84,13 +84,7 @@ type Problem = located.Error
 type Problems []*Problem
 
 // Error lists the problems, one a line.
-func (ps Problems) Error() string {
-	lines := make([]string, len(ps))
-	for i, p := range ps {
-		lines[i] = p.Error()
-	}
-	return strings.Join(lines, "\n")
-}
+func (ps Problems) Error() string { return located.List(ps).Error() }
 
 // Hint tells the user where the manifest format is documented.
 func (ps Problems) Hint() string {
