@@ -168,6 +168,10 @@ func TestElements(t *testing.T) {
 		// ${__property(name,,default)} and names that need renaming.
 		{"names", udv("client-id", "7", "user", "u") + smp("s", "GET", "/c/${client-id}/${user}/${__property(env,,dev)}", "", ""),
 			[]string{"client_id: 7", "user_: u", "env: dev", "url: /c/{{client_id}}/{{user_}}/{{env}}"}, ""},
+		// users = ${__P(users,10)}: the property gets its own variable, and
+		// the thread group's ${users} is resolved through both.
+		{"property idiom", udv("users", "${__P(users,3)}") + smp("s", "GET", "/u/${users}", "", ""),
+			[]string{"users_prop: 3", `users: '{{users_prop}}'`, "url: /u/{{users}}"}, ""},
 		// A variable nothing defines: JMeter would send it as is.
 		{"undefined", smp("s", "GET", "/x/${nope}", "", "") + smp("t", "GET", "/x", "", ""), nil, "no element of the plan defines"},
 		// Text holding {{, which would start a template.
@@ -231,6 +235,25 @@ func TestNotAPlan(t *testing.T) {
 		_, err := Import(tt.name+".jmx", []byte(tt.data), Options{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestThreadsFromVariable(t *testing.T) {
+	// The thread group reads ${users}, a User Defined Variable holding
+	// ${__P(users,3)}: the load resolves both, and -J changes it.
+	plan := strings.Replace(testPlan(udv("users", "${__P(users,3)}")+smp("s", "GET", "/x", "", "")),
+		`<stringProp name="ThreadGroup.num_threads">1</stringProp>`, `<stringProp name="ThreadGroup.num_threads">${users}</stringProp>`, 1)
+	for _, tt := range []struct {
+		props map[string]string
+		want  int
+	}{{nil, 3}, {map[string]string{"users": "7"}, 7}} {
+		res, err := Import("p.jmx", []byte(plan), Options{Properties: tt.props})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Load.Users != tt.want || len(res.Skipped) > 0 {
+			t.Errorf("props %v: %d users, want %d; skipped %v", tt.props, res.Load.Users, tt.want, res.Skipped)
 		}
 	}
 }

@@ -71,6 +71,7 @@ type importer struct {
 
 type varOut struct {
 	name, value string
+	raw         string // the JMeter text, for settings that need a constant
 	template    bool
 	from        string
 }
@@ -238,7 +239,7 @@ func (im *importer) addVar(el *element, name, value, from string) {
 		return
 	}
 	t, ok := im.tmpl(el, value)
-	v := varOut{name: ident(name), value: t, template: strings.Contains(t, "{{"), from: from}
+	v := varOut{name: ident(name), value: t, raw: value, template: strings.Contains(t, "{{"), from: from}
 	if !ok {
 		return
 	}
@@ -253,12 +254,17 @@ func (im *importer) addVar(el *element, name, value, from string) {
 // property registers ${__P(name,default)} as a variable with a default.
 func (im *importer) property(name, def string) string {
 	id := ident(name)
+	if im.defined[name] {
+		// A JMeter variable has the name too (users = ${__P(users,10)}
+		// is a common idiom): the property gets its own.
+		id += "_prop"
+	}
 	if v, ok := im.props[name]; ok {
 		def = v
 	}
 	if _, ok := im.varIdx[id]; !ok {
 		im.varIdx[id] = len(im.vars)
-		im.vars = append(im.vars, varOut{name: id, value: def, from: "property " + name + " (-J" + name + "=...; here --var " + id + "=...)"})
+		im.vars = append(im.vars, varOut{name: id, value: def, raw: def, from: "property " + name + " (-J" + name + "=...; here --var " + id + "=...)"})
 	}
 	return id
 }
@@ -385,6 +391,10 @@ func splitArgs(s string) []string {
 // host): a number or text, ${__P(name,default)} (its default) or a
 // constant User Defined Variable. from says which property was used.
 func (im *importer) literal(el *element, s string) (val, from string, ok bool) {
+	return im.literalDepth(el, s, 0)
+}
+
+func (im *importer) literalDepth(el *element, s string, depth int) (val, from string, ok bool) {
 	if !strings.Contains(s, "${") {
 		return s, "", true
 	}
@@ -418,11 +428,19 @@ func (im *importer) literal(el *element, s string) (val, from string, ok bool) {
 			b.WriteString(def)
 			froms = append(froms, fmt.Sprintf("property %s (default %q)", a[0], def))
 		default:
+			// A User Defined Variable: its own text, resolved the same way.
 			v, isVar := im.varIdx[ident(expr)]
-			if !isVar || im.vars[v].template {
+			if !isVar || depth > 4 {
 				return "", "", false
 			}
-			b.WriteString(im.vars[v].value)
+			val, f, ok := im.literalDepth(el, im.vars[v].raw, depth+1)
+			if !ok {
+				return "", "", false
+			}
+			b.WriteString(val)
+			if f != "" {
+				froms = append(froms, f)
+			}
 		}
 	}
 	return b.String(), strings.Join(froms, ", "), true
@@ -454,9 +472,9 @@ func (im *importer) translate(plan *element) error {
 	if main == nil {
 		return fmt.Errorf("%s: the plan has no enabled Thread Group", im.file)
 	}
+	sc := im.scope(im.scope(scope{}, plan.kids), main.kids) // User Defined Variables first
 	im.threadGroup(main)
-	sc := im.scope(scope{}, plan.kids)
-	im.walk(main.kids, im.scope(sc, main.kids), false)
+	im.walk(main.kids, sc, false)
 	for _, el := range plan.kids {
 		if el.enabled() && el.typ() != tagThreadGroup && el.typ() != tagSetupGroup {
 			im.other(el)
