@@ -7,6 +7,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
@@ -37,7 +38,7 @@ public final class Database implements AutoCloseable {
     static final String SHARED = "shared";
     /**
      * PER_REQUEST is a mistake kept for reproductions: a new pool per request, closed with its
-     * connection, and left open when opening the connection fails (the 2018 Go bank's sql.DB per request).
+     * connection, and left open with it after a database error (the 2018 Go bank's sql.DB per request).
      */
     static final String PER_REQUEST = "per-request";
     /** NONE is a mistake kept for reproductions: a new raw connection per request (the 2018 Java bank). */
@@ -103,30 +104,55 @@ public final class Database implements AutoCloseable {
 
     /**
      * pooledForOneRequest opens a pool for this request and returns its connection; closing the
-     * connection closes the pool. When the pool cannot open its connection it is left open, as the 2018
-     * Go bank left its per-request pool open on an error.
+     * connection closes the pool, unless a database error happened on it: then both are left open, as
+     * the 2018 Go bank left its per-request pool open when it panicked on an error.
      */
     private Connection pooledForOneRequest() throws SQLException {
         HikariDataSource ds;
         try {
             ds = new HikariDataSource(perRequest);
         } catch (RuntimeException e) {
-            // Hikari fails the constructor when the first connection cannot be made: nothing closes it.
+            // Hikari fails the constructor when the first connection cannot be made.
             throw new SQLTransientConnectionException("per-request pool: " + e.getMessage(), "08001", e);
         }
         Connection c = ds.getConnection();
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
-                    try {
-                        return method.invoke(c, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    } finally {
-                        if (method.getName().equals("close")) {
-                            ds.close();
-                        }
-                    }
-                });
+        boolean[] failed = {false};
+        return watched(Connection.class, c, failed, () -> {
+            if (!failed[0]) {
+                c.close();
+                ds.close();
+            }
+        });
+    }
+
+    /** Closer is what closing a watched connection does. */
+    private interface Closer {
+        void close() throws SQLException;
+    }
+
+    /**
+     * watched wraps target so that any SQLException it (or a statement it makes) throws sets failed[0];
+     * close, when given, replaces target's close.
+     */
+    private static <T> T watched(Class<T> type, T target, boolean[] failed, Closer close) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            if (close != null && method.getName().equals("close") && method.getParameterCount() == 0) {
+                close.close();
+                return null;
+            }
+            try {
+                Object r = method.invoke(target, args);
+                if (r instanceof PreparedStatement ps && method.getReturnType() == PreparedStatement.class) {
+                    return watched(PreparedStatement.class, ps, failed, null);
+                }
+                return r;
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof SQLException) {
+                    failed[0] = true;
+                }
+                throw e.getCause();
+            }
+        }));
     }
 
     /**
