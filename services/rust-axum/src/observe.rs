@@ -1,0 +1,173 @@
+//! Metrics, request logs, and the front of every request: the path check,
+//! the router, panics turned into 500s, and "Connection: close" while draining.
+
+use std::convert::Infallible;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue, Request, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use futures_util::FutureExt;
+use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
+use tower::ServiceExt;
+
+use crate::http::error_response;
+
+/// RouteLabel is the route pattern a response came from; the router's
+/// route layer puts it in the response's extensions. A response without
+/// one matched no route: "unmatched".
+#[derive(Clone, Copy)]
+pub struct RouteLabel(pub &'static str);
+
+/// Metrics holds the two series the contract requires, in their registry.
+pub struct Metrics {
+    requests: IntCounterVec,
+    duration: HistogramVec,
+    /// registry is what GET /metrics exposes.
+    pub registry: Registry,
+}
+
+impl Metrics {
+    /// new registers the request counter, the latency histogram and the
+    /// process collector (CPU, memory, file descriptors, threads).
+    pub fn new() -> Self {
+        let registry = Registry::new();
+        let requests = IntCounterVec::new(
+            Opts::new("http_requests_total", "HTTP requests by route pattern and status code."),
+            &["route", "status"],
+        )
+        .expect("valid metric");
+        // Finer than the default buckets at the low end: most answers here
+        // take well under a millisecond.
+        let buckets = vec![0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+        let duration = HistogramVec::new(
+            HistogramOpts::new("http_request_duration_seconds", "HTTP request latency by route pattern.").buckets(buckets),
+            &["route"],
+        )
+        .expect("valid metric");
+        registry.register(Box::new(requests.clone())).expect("registered once");
+        registry.register(Box::new(duration.clone())).expect("registered once");
+        registry
+            .register(Box::new(prometheus::process_collector::ProcessCollector::for_self()))
+            .expect("registered once");
+        Metrics { requests, duration, registry }
+    }
+
+    fn observe(&self, route: &str, status: StatusCode, seconds: f64) {
+        self.requests.with_label_values(&[route, status.as_str()]).inc();
+        self.duration.with_label_values(&[route]).observe(seconds);
+    }
+}
+
+/// Front is the service every connection runs: it holds the router and
+/// what every request shares.
+#[derive(Clone)]
+pub struct Front {
+    /// router routes the contract's endpoints.
+    pub router: Router,
+    /// metrics counts and times every request.
+    pub metrics: Arc<Metrics>,
+    /// log_requests writes one JSON line per request on stdout.
+    pub log_requests: bool,
+    /// draining is set at SIGTERM: every answer then asks the client to
+    /// close the connection.
+    pub draining: Arc<AtomicBool>,
+}
+
+static CLOSE: HeaderValue = HeaderValue::from_static("close");
+
+impl Front {
+    /// serve answers one request: it counts and times it, logs it when
+    /// asked, answers 404 to a path that is not clean (the contract wants
+    /// 404 for /client/../balance, which a router would match with
+    /// id = ".."), and turns a panic into a 500 instead of a dropped
+    /// connection.
+    pub async fn serve<B>(self, req: Request<B>) -> Result<Response, Infallible>
+    where
+        B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+        B::Error: Into<axum::BoxError>,
+    {
+        let start = Instant::now();
+        let logged = self.log_requests.then(|| (req.method().clone(), req.uri().path().to_owned()));
+        let mut resp = if !is_clean_path(req.uri().path()) {
+            error_response(StatusCode::NOT_FOUND, &format!("no route for path {}", req.uri().path()))
+        } else {
+            let req = req.map(Body::new);
+            match AssertUnwindSafe(self.router.oneshot(req)).catch_unwind().await {
+                Ok(Ok(r)) => r,
+                Ok(Err(never)) => match never {},
+                Err(panic) => {
+                    let msg = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tracing::error!(panic = %msg, "internal error: handler panicked");
+                    error_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+                }
+            }
+        };
+        if self.draining.load(Ordering::Relaxed) {
+            resp.headers_mut().insert(header::CONNECTION, CLOSE.clone());
+        }
+        let route = resp.extensions().get::<RouteLabel>().map_or("unmatched", |r| r.0);
+        let elapsed = start.elapsed();
+        self.metrics.observe(route, resp.status(), elapsed.as_secs_f64());
+        if let Some((method, path)) = logged {
+            tracing::info!(
+                target: "request",
+                method = method.as_str(),
+                path = path.as_str(),
+                status = resp.status().as_u16(),
+                duration_ms = elapsed.as_secs_f64() * 1e3,
+                "request"
+            );
+        }
+        Ok(resp)
+    }
+}
+
+/// is_clean_path reports whether p has no empty, "." or ".." segment
+/// (a trailing slash is fine: it is simply another path, and 404).
+pub fn is_clean_path(p: &str) -> bool {
+    let Some(rest) = p.strip_prefix('/') else { return false };
+    if rest.is_empty() {
+        return true;
+    }
+    let mut segs = rest.split('/').peekable();
+    while let Some(s) = segs.next() {
+        let last = segs.peek().is_none();
+        if s == "." || s == ".." || (s.is_empty() && !last) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_clean_path;
+
+    #[test]
+    fn clean_paths() {
+        for (p, want) in [
+            ("/", true),                        // root
+            ("/health", true),                  // plain
+            ("/health/", true),                 // trailing slash: another path
+            ("/client/1/balance", true),        // parameter
+            ("/client/%2e%2e/balance", true),   // encoded dots are a parameter (400)
+            ("/client/../balance", false),      // climbs
+            ("/static/../../etc/passwd", false), // climbs above the root
+            ("/a/./b", false),                  // dot segment
+            ("//health", false),                // empty segment
+            ("/count/..", false),               // trailing dot-dot
+            ("*", false),                       // not a path
+        ] {
+            assert_eq!(is_clean_path(p), want, "{p}");
+        }
+    }
+}
