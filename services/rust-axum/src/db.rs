@@ -151,8 +151,13 @@ impl Postgres {
         let pool = Pool::builder(mgr)
             .max_size(pool_size)
             .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(limits.acquire))
-            .create_timeout(Some(CONNECT_TIMEOUT))
+            // One bound for the whole borrow, opening a connection included
+            // (acquire, below): a separate 1 s bound on opening one fails
+            // bursts on a busy machine, where a new backend plus its SCRAM
+            // handshake can take longer, and throws the half-made
+            // connection away.
+            .wait_timeout(None)
+            .create_timeout(None)
             .recycle_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(|e| format!("DATABASE_URL: {e}"))?;
@@ -199,7 +204,11 @@ impl Mysql {
         let url = url.strip_prefix("mariadb://").map(|r| format!("mysql://{r}")).unwrap_or_else(|| url.to_owned());
         let opts = mysql_async::Opts::from_url(&url)
             .map_err(|e| format!("MYSQL_URL: {e} (want mysql://user:password@host:port/dbname)"))?;
-        let constraints = mysql_async::PoolConstraints::new(0, pool_size).ok_or("DB_POOL_SIZE: bad pool size")?;
+        // min = max: with the default inactive_connection_ttl of 0, the
+        // pool keeps at most `min` idle connections and disconnects every
+        // other one as it comes back, so min 0 would open a connection per
+        // request. The pool still opens connections only on demand.
+        let constraints = mysql_async::PoolConstraints::new(pool_size, pool_size).ok_or("DB_POOL_SIZE: bad pool size")?;
         let pool_opts = mysql_async::PoolOpts::default()
             .with_constraints(constraints)
             // The default resets each connection on its way back to the

@@ -203,12 +203,28 @@ fn main() {
 }
 
 /// labeled marks the responses of a route with its pattern, for metrics.
-fn labeled(pattern: &'static str, r: MethodRouter<App>) -> MethodRouter<App> {
+fn labeled(metrics: &Metrics, pattern: &'static str, r: MethodRouter<App>) -> MethodRouter<App> {
+    assert!(ROUTES.contains(&pattern), "route {pattern} missing from ROUTES");
+    let label = RouteLabel(metrics.route(pattern));
     r.route_layer(MapResponseLayer::new(move |mut res: Response| {
-        res.extensions_mut().insert(RouteLabel(pattern));
+        res.extensions_mut().insert(label);
         res
     }))
 }
+
+/// ROUTES are the route patterns, also the metrics' route labels.
+const ROUTES: [&str; 10] = [
+    "/uppercase",
+    "/count",
+    "/client/new/{balance}",
+    "/transaction",
+    "/client/{id}/balance",
+    "/user",
+    "/user/{id}",
+    "/sku/{sku_id}",
+    "/health",
+    "/metrics",
+];
 
 /// router routes every workload, /health and /metrics; unknown paths are
 /// 404 and known paths with the wrong method 405 (axum adds the Allow
@@ -227,9 +243,12 @@ fn router(app: App, metrics: Arc<Metrics>) -> Router {
     ];
     let mut r = Router::new();
     for (pattern, mr) in routes {
-        r = r.route(pattern, labeled(pattern, mr));
+        r = r.route(pattern, labeled(&metrics, pattern, mr));
     }
-    r.route("/metrics", labeled("/metrics", get(move || expose(metrics.clone()))))
+    r.route("/metrics", labeled(&metrics, "/metrics", get({
+        let metrics = metrics.clone();
+        move || expose(metrics.clone())
+    })))
         .fallback(|uri: axum::http::Uri| async move { error_response(StatusCode::NOT_FOUND, &format!("no route for path {}", uri.path())) })
         .method_not_allowed_fallback(|method: Method| async move {
             error_response(StatusCode::METHOD_NOT_ALLOWED, &format!("method {method} not allowed"))
@@ -284,7 +303,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     let pg = Postgres::open(&cfg.database_url, cfg.pool_size, cfg.limits)?;
     let my = Mysql::open(&cfg.mysql_url, cfg.pool_size, cfg.limits)?;
     let app: App = Arc::new(AppState { pg: pg.clone(), my: my.clone() });
-    let metrics = Arc::new(Metrics::new());
+    let metrics = Arc::new(Metrics::new(&ROUTES));
     let draining = Arc::new(AtomicBool::new(false));
     let front = Front { router: router(app, metrics.clone()), metrics, log_requests: cfg.log_requests, draining: draining.clone() };
 

@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use axum::body::Body;
@@ -12,29 +12,48 @@ use axum::http::{header, HeaderValue, Request, StatusCode};
 use axum::response::Response;
 use axum::Router;
 use futures_util::FutureExt;
-use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
+use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry};
 use tower::ServiceExt;
 
 use crate::http::error_response;
 
-/// RouteLabel is the route pattern a response came from; the router's
-/// route layer puts it in the response's extensions. A response without
-/// one matched no route: "unmatched".
+/// RouteLabel is the route a response came from (its index in Metrics);
+/// the router's route layer puts it in the response's extensions. A
+/// response without one matched no route: "unmatched".
 #[derive(Clone, Copy)]
-pub struct RouteLabel(pub &'static str);
+pub struct RouteLabel(pub usize);
 
 /// Metrics holds the two series the contract requires, in their registry.
+///
+/// Looking a series up by its label values (`with_label_values`) hashes the
+/// labels and takes a read lock shared by every thread on each request. The
+/// routes are known at start, so each route's histogram is looked up once,
+/// and each (route, status) counter once, on its first request, then kept
+/// in a slot indexed by the status code: a request costs one atomic add on
+/// the counter and the histogram's own atomics. Series still appear only
+/// once they have a request, as with client_golang.
 pub struct Metrics {
     requests: IntCounterVec,
-    duration: HistogramVec,
+    routes: Vec<RouteMetrics>,
     /// registry is what GET /metrics exposes.
     pub registry: Registry,
 }
 
+/// RouteMetrics are one route's series.
+struct RouteMetrics {
+    label: &'static str,
+    duration: Histogram,
+    by_status: Box<[OnceLock<IntCounter>]>, // index: status code - 100
+}
+
+/// UNMATCHED is the route label of a request that matched no route.
+pub const UNMATCHED: &str = "unmatched";
+
 impl Metrics {
     /// new registers the request counter, the latency histogram and the
-    /// process collector (CPU, memory, file descriptors, threads).
-    pub fn new() -> Self {
+    /// process collector (CPU, memory, file descriptors, threads) for the
+    /// given route patterns (UNMATCHED is added).
+    pub fn new(routes: &[&'static str]) -> Self {
         let registry = Registry::new();
         let requests = IntCounterVec::new(
             Opts::new("http_requests_total", "HTTP requests by route pattern and status code."),
@@ -54,12 +73,32 @@ impl Metrics {
         registry
             .register(Box::new(prometheus::process_collector::ProcessCollector::for_self()))
             .expect("registered once");
-        Metrics { requests, duration, registry }
+        let routes = routes
+            .iter()
+            .chain([UNMATCHED].iter())
+            .map(|&label| RouteMetrics {
+                label,
+                duration: duration.with_label_values(&[label]),
+                by_status: (100..600).map(|_| OnceLock::new()).collect(),
+            })
+            .collect();
+        Metrics { requests, routes, registry }
     }
 
-    fn observe(&self, route: &str, status: StatusCode, seconds: f64) {
-        self.requests.with_label_values(&[route, status.as_str()]).inc();
-        self.duration.with_label_values(&[route]).observe(seconds);
+    /// route returns the index of a route pattern given to new; an unknown
+    /// one counts as UNMATCHED.
+    pub fn route(&self, label: &str) -> usize {
+        self.routes.iter().position(|r| r.label == label).unwrap_or(self.routes.len() - 1)
+    }
+
+    fn observe(&self, route: usize, status: StatusCode, seconds: f64) {
+        let r = &self.routes[route.min(self.routes.len() - 1)];
+        r.duration.observe(seconds);
+        let code = status.as_u16() as usize;
+        match r.by_status.get(code.wrapping_sub(100)) {
+            Some(slot) => slot.get_or_init(|| self.requests.with_label_values(&[r.label, status.as_str()])).inc(),
+            None => self.requests.with_label_values(&[r.label, status.as_str()]).inc(),
+        }
     }
 }
 
@@ -114,7 +153,7 @@ impl Front {
         if self.draining.load(Ordering::Relaxed) {
             resp.headers_mut().insert(header::CONNECTION, CLOSE.clone());
         }
-        let route = resp.extensions().get::<RouteLabel>().map_or("unmatched", |r| r.0);
+        let route = resp.extensions().get::<RouteLabel>().map_or(usize::MAX, |r| r.0);
         let elapsed = start.elapsed();
         self.metrics.observe(route, resp.status(), elapsed.as_secs_f64());
         if let Some((method, path)) = logged {
