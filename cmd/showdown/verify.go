@@ -33,7 +33,7 @@ func init() {
 // verifyDatabases starts the databases verify needs. Tests replace it to
 // share one PostgreSQL and one MariaDB across several runs.
 var verifyDatabases = func(ctx context.Context, progress io.Writer, engines []workloads.Engine) (*stack.Databases, error) {
-	return stack.StartDatabases(ctx, engines, stack.DatabaseOptions{Progress: progress})
+	return stack.StartDatabases(ctx, engines, stack.DatabaseOptions{Progress: progress, StatementStats: true})
 }
 
 // verifyOptions are verify's flags.
@@ -375,8 +375,23 @@ func verifyOne(st *state, o verifyOptions, m *service.Manifest, ws []string, dbs
 			}
 			return s.Up(ctx)
 		},
-		Terminate: func() error { return svc.Signal(syscall.SIGTERM) },
-		Exited:    svc.Wait,
+		DatabaseHang: func(ctx context.Context, w string) error {
+			s, err := dbs.For(w)
+			if err != nil {
+				return err
+			}
+			return s.Pause()
+		},
+		DatabaseResume: func(ctx context.Context, w string) error {
+			s, err := dbs.For(w)
+			if err != nil {
+				return err
+			}
+			return s.Resume()
+		},
+		Statements: dbs.Statements,
+		Terminate:  func() error { return svc.Signal(syscall.SIGTERM) },
+		Exited:     svc.Wait,
 	}
 	before := t.failed
 	verify.Run(ctx, target, t.report)

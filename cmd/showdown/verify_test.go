@@ -242,7 +242,7 @@ func (d *sharedDatabases) start(ctx context.Context, progress io.Writer, engines
 	postgres, mariadb := slices.Contains(engines, workloads.Postgres), slices.Contains(engines, workloads.MySQL)
 	if postgres && d.s.Postgres == nil && d.err == nil {
 		fmt.Fprintln(progress, "starting postgres (shared)")
-		d.s.Postgres, d.err = db.StartPostgres(ctx)
+		d.s.Postgres, d.err = db.StartPostgres(ctx, db.WithStatementStats())
 	}
 	if mariadb && d.s.MariaDB == nil && d.err == nil {
 		fmt.Fprintln(progress, "starting mariadb (shared)")

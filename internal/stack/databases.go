@@ -24,6 +24,8 @@ type Server interface {
 	Down(ctx context.Context) error
 	Restart(ctx context.Context) error
 	Stop() error
+	Pause() error  // freeze it (SIGSTOP), for the hung-database checks
+	Resume() error // thaw it
 }
 
 var (
@@ -62,6 +64,10 @@ type DatabaseOptions struct {
 	// Warn receives problems that do not stop the run, such as a pinning
 	// that failed (nil: discarded).
 	Warn func(string)
+	// StatementStats makes PostgreSQL count the service's statements
+	// (db.WithStatementStats) for Statements; verify wants it, measured
+	// runs do not pay for it.
+	StatementStats bool
 }
 
 // Databases are the database servers a set of workloads needs.
@@ -85,6 +91,9 @@ func StartDatabases(ctx context.Context, engines []workloads.Engine, o DatabaseO
 		opts := []db.Option{}
 		if o.MaxConnections > 0 {
 			opts = append(opts, db.WithMaxConnections(o.MaxConnections))
+		}
+		if o.StatementStats {
+			opts = append(opts, db.WithStatementStats())
 		}
 		if o.LogDir != "" {
 			f, err := os.Create(filepath.Join(o.LogDir, logName(e)))
@@ -193,16 +202,23 @@ func (d *Databases) Env() map[string]string {
 }
 
 // Up brings every server back up; one already up is left alone (a server
-// left down by an interrupted outage check comes back first).
+// left down or hung by an interrupted outage check comes back first).
 func (d *Databases) Up(ctx context.Context) error {
 	for _, e := range workloads.Engines {
 		if s := d.server(e); s != nil {
+			_ = s.Resume() // an error only says it is not running
 			if err := s.Up(ctx); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// Statements counts the statements run so far on the database of
+// workload w (db.Statements).
+func (d *Databases) Statements(ctx context.Context, w string) (int64, error) {
+	return db.Statements(ctx, w, d.Servers)
 }
 
 // Prepare creates the schema and loads the data of each workload in ws

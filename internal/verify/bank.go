@@ -113,6 +113,12 @@ func bankStages(t Target) []stage {
 	table := func() []check { return rows("bank", bankRows(fx)) }
 	after := fixed(
 		check{workload: "bank", name: "bank/balances match the accepted transfers", run: fx.checkBalances},
+		queriedCheck(t, "bank", "balances", func() (request, error) {
+			if err := fx.ready(); err != nil {
+				return request{}, err
+			}
+			return get(fmt.Sprintf("/client/%d/balance", fx.id("a"))), nil
+		}, func(resp *response) error { return fields(map[string]any{"balance": fx.want(fx.id("a"))})(resp) }),
 		keepAliveCheck("bank", "keep-alive: 400, 404, 409 then 200 on one connection", fx.ready, func() []step {
 			a, b := fx.id("a"), fx.id("b")
 			return []step{

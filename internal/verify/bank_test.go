@@ -18,15 +18,21 @@ import (
 	"testing"
 )
 
-// bankServer is an in-test, in-memory bank workload. With broken set it
-// has two defects: no overdraft check (no 409) and transfers that read,
-// yield and write balances without a lock (lost updates under load).
+// bankServer is an in-test, in-memory bank workload whose slice is its
+// database: statements counts its reads and writes of it. With broken set
+// it has two defects: no overdraft check (no 409) and transfers that read,
+// yield and write balances without a lock (lost updates under load). With
+// caching set it answers a balance read before from a cache of its own,
+// which every transfer clears: always right, but not from the database.
 type bankServer struct {
-	broken  bool
-	mu      sync.Mutex
-	balance []int64 // index id-1
-	txs     int64
-	strings stringServer
+	broken     bool
+	caching    bool
+	mu         sync.Mutex
+	balance    []int64 // index id-1
+	txs        int64
+	cache      map[int64]int64
+	statements int64
+	strings    stringServer
 }
 
 var (
@@ -85,6 +91,7 @@ func (b *bankServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		b.mu.Lock()
+		b.statements++
 		b.balance = append(b.balance, v)
 		id := len(b.balance)
 		b.mu.Unlock()
@@ -101,10 +108,19 @@ func (b *bankServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		if v, ok := b.cache[id]; ok && b.caching {
+			writeJSON(w, 200, map[string]int64{"balance": v})
+			return
+		}
+		b.statements++
 		if id > int64(len(b.balance)) {
 			fail(w, 404, "no such client")
 			return
 		}
+		if b.cache == nil {
+			b.cache = map[int64]int64{}
+		}
+		b.cache[id] = b.balance[id-1]
 		writeJSON(w, 200, map[string]int64{"balance": b.balance[id-1]})
 	case p == "/transaction":
 		count("/transaction")
@@ -138,6 +154,8 @@ func (b *bankServer) transfer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.mu.Lock()
+	b.statements++
+	clear(b.cache)
 	n := int64(len(b.balance))
 	if from > n || to > n {
 		b.mu.Unlock()
@@ -172,7 +190,12 @@ func bankResults(t *testing.T, b *bankServer) map[string]Result {
 	srv := httptest.NewServer(b)
 	t.Cleanup(srv.Close)
 	got := map[string]Result{}
-	Run(context.Background(), Target{BaseURL: srv.URL, Workloads: []string{"bank"}}, func(r Result) {
+	statements := func(context.Context, string) (int64, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.statements, nil
+	}
+	Run(context.Background(), Target{BaseURL: srv.URL, Workloads: []string{"bank"}, Statements: statements}, func(r Result) {
 		if r.Workload == "bank" {
 			got[r.Check] = r
 		}
@@ -189,6 +212,27 @@ func TestBankCorrectServerPasses(t *testing.T) {
 		if r.Status == Fail || (r.Status == Skip && !strings.Contains(r.Detail, "hooks")) {
 			t.Errorf("%s: %v on a correct bank: %s\n%s\n%s", r.Check, r.Status, r.Detail, trunc(r.Request, 400), trunc(r.Response, 400))
 		}
+	}
+}
+
+// TestBankCachingServerFails: a bank that answers balances right, but from
+// a cache, fails the statement count and nothing else.
+func TestBankCachingServerFails(t *testing.T) {
+	got := bankResults(t, &bankServer{caching: true})
+	for name, r := range got {
+		want := Pass
+		if strings.Contains(name, "come from the database") {
+			want = Fail
+			if !strings.Contains(r.Detail, "cache") {
+				t.Errorf("%s: the failure does not say why: %s", name, r.Detail)
+			}
+		}
+		if r.Status != want && !(r.Status == Skip && strings.Contains(r.Detail, "hooks")) {
+			t.Errorf("%s: %v on a caching bank, want %v: %s", name, r.Status, want, r.Detail)
+		}
+	}
+	if _, ok := got["bank/balances come from the database (5 reads, at least 5 statements)"]; !ok {
+		t.Error("the statement-count check did not run")
 	}
 }
 

@@ -19,6 +19,13 @@ const (
 	hookTimeout  = 60 * time.Second // one DatabaseDown or DatabaseUp call
 )
 
+// hangSettle is how long the database stays hung before the first
+// request: a pool checks a connection that was idle for over a second
+// (pgx, HikariCP) before it lends it out, which is how a service tells a
+// hung database from a slow query (a variable so the suite's own tests
+// can shorten it).
+var hangSettle = 1500 * time.Millisecond
+
 // recoveryWait bounds the wait for a service to recover once the database
 // is back (a variable so the suite's own tests can shorten it).
 var recoveryWait = 15 * time.Second
@@ -71,6 +78,9 @@ func outageStages(t Target) []stage {
 		}
 		cs = append(cs, outageChecks(t, ws)...)
 	}
+	for _, e := range engines {
+		cs = append(cs, hangChecks(t, groups[e])...)
+	}
 	return []stage{fixed(cs...)}
 }
 
@@ -89,12 +99,8 @@ func outageChecks(t Target, ws []string) []check {
 			}
 			for _, r := range needsDB[w] {
 				r.timeout = outageAnswer + 5*time.Second
-				resp := s.do(ctx, r)
-				if err := (row{status: []int{503}}).expect(resp); err != nil {
-					return fmt.Errorf("%s %s with the database down: %v", r.method, r.path, err)
-				}
-				if resp.took > outageAnswer {
-					return fmt.Errorf("%s %s with the database down: 503 after %v, want within 3 s (bounded connect and pool-acquire timeouts)", r.method, r.path, resp.took.Round(time.Millisecond))
+				if err := unavailable(r, s.do(ctx, r), "down"); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -132,6 +138,80 @@ func outageChecks(t Target, ws []string) []check {
 			defer cancel()
 			if err := t.DatabaseUp(hctx, w); err != nil {
 				return fmt.Errorf("the DatabaseUp hook failed: %v", err)
+			}
+			return s.recovered(ctx, needsDB[w][0])
+		}})
+	}
+	return cs
+}
+
+// driverText are fragments of a database driver's message (the login and
+// database name, the address, SQL) that a 503 body must not echo.
+var driverText = []string{"showdown", "127.0.0.1", "localhost", "select ", "insert ", "update ", "password", "sqlstate"}
+
+// unavailable checks the answer to r while the database is down or hung:
+// 503 within outageAnswer, its body free of the driver's text.
+func unavailable(r request, resp *response, state string) error {
+	if err := (row{status: []int{503}}).expect(resp); err != nil {
+		return fmt.Errorf("%s %s with the database %s: %v", r.method, r.path, state, err)
+	}
+	if resp.took > outageAnswer {
+		return fmt.Errorf("%s %s with the database %s: 503 after %v, want within 3 s (bounded connect, pool-acquire and query timeouts)",
+			r.method, r.path, state, resp.took.Round(time.Millisecond))
+	}
+	body := strings.ToLower(string(resp.body))
+	for _, f := range driverText {
+		if strings.Contains(body, f) {
+			return fmt.Errorf("%s %s with the database %s: the 503 body echoes the driver (%q): %s; say \"database unavailable\" and log the rest",
+				r.method, r.path, state, f, trunc(string(resp.body), 300))
+		}
+	}
+	return nil
+}
+
+// hangChecks freezes each workload's database in turn (DatabaseHang),
+// expects fast 503s from requests that need it, thaws it (DatabaseResume,
+// on every path out of the check) and expects the service to recover.
+func hangChecks(t Target, ws []string) []check {
+	var cs []check
+	for _, w := range ws {
+		cs = append(cs, check{workload: w, name: w + "/database hung (SIGSTOP) -> 503 within 3 s, then recovery", run: func(ctx context.Context, s *session) (err error) {
+			if t.DatabaseHang == nil || t.DatabaseResume == nil {
+				return skipError("needs the DatabaseHang and DatabaseResume hooks")
+			}
+			resumed := false
+			resume := func() error {
+				resumed = true
+				// Its own context: the suite's may be the one that ended.
+				rctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
+				defer cancel()
+				return t.DatabaseResume(rctx, w)
+			}
+			defer func() {
+				if !resumed {
+					if rerr := resume(); rerr != nil && err == nil {
+						err = fmt.Errorf("the DatabaseResume hook failed: %v", rerr)
+					}
+				}
+			}()
+			hctx, cancel := context.WithTimeout(ctx, hookTimeout)
+			defer cancel()
+			if err := t.DatabaseHang(hctx, w); err != nil {
+				return fmt.Errorf("the DatabaseHang hook failed: %v", err)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(hangSettle):
+			}
+			for _, r := range needsDB[w] {
+				r.timeout = outageAnswer + 5*time.Second
+				if err := unavailable(r, s.do(ctx, r), "hung"); err != nil {
+					return err
+				}
+			}
+			if err := resume(); err != nil {
+				return fmt.Errorf("the DatabaseResume hook failed: %v", err)
 			}
 			return s.recovered(ctx, needsDB[w][0])
 		}})

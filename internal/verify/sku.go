@@ -72,6 +72,12 @@ func skuStages(t Target) []stage {
 			return get("/sku/" + strconv.FormatInt(first, 10)), nil
 		}),
 		routeLabelCheck("sku", "/sku/{sku_id}", func() (request, error) { return get(fmt.Sprintf("/sku/%d", maxID)), nil }),
+		queriedCheck(t, "sku", "SKU lookups", func() (request, error) {
+			if err := needKnown(); err != nil {
+				return request{}, err
+			}
+			return get("/sku/" + strconv.FormatInt(first, 10)), nil
+		}, found(first)),
 	)
 	return []stage{fixed(cs...)}
 }

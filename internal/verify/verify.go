@@ -12,9 +12,12 @@
 //     lone surrogates, empty, truncated and 2 MiB bodies, duplicate keys,
 //     SQL injection, path traversal), then proof that nothing was hurt;
 //   - stateful checks: bank balances against every accepted transfer,
-//     50 concurrent transfer workers, concurrent sign-ups;
+//     50 concurrent transfer workers, concurrent sign-ups; balances and
+//     SKU lookups come from the database, not a cache (its statements are
+//     counted with the Statements hook);
 //   - destructive checks, last: a database outage per engine (DatabaseDown
-//     and DatabaseUp hooks) and SIGTERM under load (Terminate and Exited).
+//     and DatabaseUp hooks), a hung database per workload (DatabaseHang
+//     and DatabaseResume) and SIGTERM under load (Terminate and Exited).
 //
 // Every request goes over its own connection, written byte for byte
 // (http.go), so a row can send what net/http would not. Where the contract
@@ -43,6 +46,14 @@ type Target struct {
 	DatabaseUp   func(ctx context.Context, workload string) error    // start it again
 	Terminate    func() error                                        // send SIGTERM to the service
 	Exited       func(ctx context.Context) (exitCode int, err error) // wait for the service process to exit
+	// DatabaseHang freezes the workload's database (SIGSTOP: connections
+	// stay open, nothing answers) and DatabaseResume thaws it; the suite
+	// always calls DatabaseResume after a DatabaseHang.
+	DatabaseHang   func(ctx context.Context, workload string) error
+	DatabaseResume func(ctx context.Context, workload string) error
+	// Statements counts the statements the service's login has run on the
+	// workload's database so far (the harness's own not counted).
+	Statements func(ctx context.Context, workload string) (int64, error)
 }
 
 // Status is the outcome of a check.

@@ -147,7 +147,19 @@ type mysqlDB struct {
 	db     *sql.DB
 	slots  chan struct{}
 	limits dbLimits
+	// lastOK is when (UnixNano) a request last finished within its
+	// deadline: a pool idle for longer than idleCheck is pinged first.
+	// database/sql shares no per-connection idle time, so the pool's
+	// stands in for it.
+	lastOK atomic.Int64
 }
+
+// idleCheck: when no request has finished for longer, acquire pings the
+// database (within pingTimeout) before lending a connection, as pgxpool
+// does for a connection idle over a second. database/sql cannot tell a
+// hung database (connections open, nothing answers) from a slow query;
+// the ping can, without cutting slow queries short.
+const idleCheck = time.Second
 
 // openMySQL creates the MariaDB/MySQL pool for rawURL (nil when unset),
 // without connecting.
@@ -193,8 +205,23 @@ func (m *mysqlDB) acquire(ctx context.Context, wait, run time.Duration) (context
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
+	if last := m.lastOK.Load(); last != 0 && time.Since(time.Unix(0, last)) > idleCheck { // 0: none yet, no idle connection to doubt
+		pctx, cancel := context.WithTimeout(ctx, min(pingTimeout, wait))
+		err := m.db.PingContext(pctx)
+		cancel()
+		if err != nil {
+			<-m.slots
+			return nil, nil, err
+		}
+	}
 	qctx, cancel := context.WithTimeout(ctx, run)
-	return qctx, func() { cancel(); <-m.slots }, nil
+	return qctx, func() {
+		if qctx.Err() == nil {
+			m.lastOK.Store(time.Now().UnixNano())
+		}
+		cancel()
+		<-m.slots
+	}, nil
 }
 
 // ping checks that the database answers within d.
@@ -204,7 +231,7 @@ func (m *mysqlDB) ping(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	defer done()
-	return m.db.PingContext(ctx)
+	return m.db.PingContext(ctx) // a second ping when the first was acquire's: cheap, and only when idle
 }
 
 func (m *mysqlDB) close() { _ = m.db.Close() }

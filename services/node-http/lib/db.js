@@ -15,17 +15,86 @@ const CONNECT_TIMEOUT_MS = 2000;
 const PING_TIMEOUT_MS = 1000;
 
 /**
+ * IDLE_CHECK_MS: a pooled connection idle for longer is pinged (within
+ * PING_TIMEOUT_MS) before it is lent out, as pgx and HikariCP do. That is
+ * how a hung database (connections open, nothing answers) gets a 503 in
+ * time, while a slow query is left alone.
+ */
+const IDLE_CHECK_MS = 1000;
+
+/**
+ * QUERY_TIMEOUT_MS is a safety net on one statement once a request has a
+ * connection (a database that hangs in the middle of a busy period), not a
+ * deadline for slow queries: a full-table-scan plan must be slow, not fail.
+ */
+const QUERY_TIMEOUT_MS = 30000;
+
+/** releasedAt marks when a connection went back to its pool. */
+const releasedAt = Symbol('releasedAt');
+
+/** idleTooLong reports whether conn has been idle past IDLE_CHECK_MS. */
+function idleTooLong(conn) {
+  return conn[releasedAt] !== undefined && Date.now() - conn[releasedAt] > IDLE_CHECK_MS;
+}
+
+/** within rejects with an unavailable error (code) when promise takes over ms. */
+function within(promise, ms, code, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new Error(`${what}: no answer within ${ms} ms`);
+      err.code = code;
+      reject(err);
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * CheckedPgPool is a pg Pool that pings a connection idle past
+ * IDLE_CHECK_MS before lending it, so pool.query, pool.connect and every
+ * caller get the check.
+ */
+class CheckedPgPool extends pg.Pool {
+  constructor(options) {
+    super(options);
+    this.on('release', (err, client) => {
+      client[releasedAt] = Date.now();
+    });
+  }
+
+  connect(cb) {
+    const checked = super.connect().then(async (client) => {
+      if (!idleTooLong(client)) return client;
+      try {
+        await client.query({ text: 'SELECT 1', query_timeout: PING_TIMEOUT_MS });
+      } catch (err) {
+        client.release(err); // a connection that failed its ping is closed
+        throw err;
+      }
+      return client;
+    });
+    if (typeof cb !== 'function') return checked;
+    checked.then((client) => cb(undefined, client, client.release), (err) => cb(err));
+    return undefined;
+  }
+}
+
+/**
  * createPgPool returns a pg Pool of at most size connections that never
- * closes idle ones and answers within CONNECT_TIMEOUT_MS when it cannot
- * hand out a connection. onError receives errors of idle connections (a
- * restarted server) so they never crash the process.
+ * closes idle ones, answers within CONNECT_TIMEOUT_MS when it cannot hand
+ * out a connection, checks a connection idle past IDLE_CHECK_MS before
+ * lending it and gives each statement QUERY_TIMEOUT_MS. onError receives
+ * errors of idle connections (a restarted server) so they never crash the
+ * process.
  */
 function createPgPool(url, size, onError) {
-  const pool = new pg.Pool({
+  const pool = new CheckedPgPool({
     connectionString: url,
     max: size,
     idleTimeoutMillis: 0,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'showdown-node-http',
   });
@@ -34,22 +103,85 @@ function createPgPool(url, size, onError) {
 }
 
 /**
- * createMysqlPool returns a mysql2 pool of at most size connections, all
+ * MysqlPool is the mysql2 pool with the bounds mysql2 lacks: a wait for a
+ * connection of at most CONNECT_TIMEOUT_MS (mysql2 would queue a request
+ * for ever), a ping of a connection idle past IDLE_CHECK_MS, and
+ * QUERY_TIMEOUT_MS per statement. A connection that failed is destroyed,
+ * never lent again.
+ */
+class MysqlPool {
+  constructor(pool) {
+    this.pool = pool;
+  }
+
+  /** acquire resolves with a connection, or rejects after CONNECT_TIMEOUT_MS. */
+  acquire() {
+    let late = false;
+    const got = this.pool.getConnection();
+    return within(got, CONNECT_TIMEOUT_MS, 'POOL_ACQUIRE_TIMEOUT', 'mysql pool').catch((err) => {
+      if (err.code === 'POOL_ACQUIRE_TIMEOUT') {
+        late = true;
+        got.then((conn) => late && conn.release(), () => {}); // given back when it comes
+      }
+      throw err;
+    });
+  }
+
+  /** withConnection runs fn on a checked connection and gives it back. */
+  async withConnection(fn) {
+    const conn = await this.acquire();
+    const core = conn.connection;
+    let broken = false;
+    try {
+      if (idleTooLong(core)) await within(conn.ping(), PING_TIMEOUT_MS, 'PING_TIMEOUT', 'mysql ping');
+      return await fn(conn);
+    } catch (err) {
+      broken = isUnavailable(err);
+      throw err;
+    } finally {
+      if (broken) {
+        conn.destroy();
+      } else {
+        core[releasedAt] = Date.now();
+        conn.release();
+      }
+    }
+  }
+
+  /** execute runs a server-side prepared statement. */
+  execute(sql, values) {
+    return this.withConnection((conn) => conn.execute({ sql, timeout: QUERY_TIMEOUT_MS }, values));
+  }
+
+  /** query runs a text statement. */
+  query(sql, values) {
+    return this.withConnection((conn) => conn.query({ sql, timeout: QUERY_TIMEOUT_MS }, values));
+  }
+
+  end() {
+    return this.pool.end();
+  }
+}
+
+/**
+ * createMysqlPool returns a MysqlPool of at most size connections, all
  * kept when idle, with a bounded connect. BIGINT columns come back as
  * decimal strings so ids beyond 2^53 would never be rounded.
  */
 function createMysqlPool(url, size) {
-  return mysql.createPool({
-    uri: url,
-    connectionLimit: size,
-    maxIdle: size,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    enableKeepAlive: true,
-    waitForConnections: true,
-    queueLimit: 0,
-    supportBigNumbers: true,
-    bigNumberStrings: true,
-  });
+  return new MysqlPool(
+    mysql.createPool({
+      uri: url,
+      connectionLimit: size,
+      maxIdle: size,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      enableKeepAlive: true,
+      waitForConnections: true,
+      queueLimit: 0,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    }),
+  );
 }
 
 // Socket-level failures: the server is down, restarting or unreachable.
@@ -66,11 +198,12 @@ const UNAVAILABLE_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
   'ER_CON_COUNT_ERROR', 'ER_TOO_MANY_USER_CONNECTIONS', 'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'POOL_CLOSED',
+  'POOL_ACQUIRE_TIMEOUT', 'PING_TIMEOUT', // MysqlPool's own bounds
 ]);
 
 // pg reports lost connections and pool timeouts with messages, not codes.
 const PG_UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|Connection terminated|connection error|not queryable|pool after calling end|Client was closed/i;
+  /timeout exceeded when trying to connect|Connection terminated|connection error|not queryable|pool after calling end|Client was closed|Query read timeout/i;
 
 /**
  * isUnavailable reports whether err means the database cannot be reached
@@ -121,6 +254,8 @@ function ping(pool, name) {
 module.exports = {
   CONNECT_TIMEOUT_MS,
   PING_TIMEOUT_MS,
+  IDLE_CHECK_MS,
+  QUERY_TIMEOUT_MS,
   NOT_CONFIGURED,
   createPgPool,
   createMysqlPool,

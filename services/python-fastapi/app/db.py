@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator
 
@@ -33,6 +34,15 @@ from app.config import CONNECT_TIMEOUT, Config
 from app.httpjson import NOT_CONFIGURED
 
 log = logging.getLogger("python-fastapi")
+
+# IDLE_CHECK: when no request has finished well for longer (seconds), a
+# borrowed connection is pinged within IDLE_PING_TIMEOUT first, as pgx and
+# HikariCP check a connection idle over a second. That is how a hung
+# database (connections open, nothing answers) gets a 503 in time without
+# cutting slow queries short; the pool's idle time stands in for the
+# connection's, which neither driver shares.
+IDLE_CHECK = 1.0
+IDLE_PING_TIMEOUT = 1.0
 
 
 async def _no_session_state(conn: asyncpg.Connection) -> None:
@@ -54,6 +64,7 @@ class Postgres:
         self.query_timeout = cfg.query_timeout
         self.pool: asyncpg.Pool | None = None
         self.gate = asyncio.Semaphore(self.size)
+        self.last_ok = 0.0  # time.monotonic() of the last borrow that ended well; 0: none yet
 
     async def open(self) -> None:
         if not self.url:
@@ -86,9 +97,19 @@ class Postgres:
             except BaseException:
                 self.gate.release()
                 raise
+        ok = False
         try:
+            if self.last_ok and time.monotonic() - self.last_ok > IDLE_CHECK:
+                try:
+                    await conn.fetchval("SELECT 1", timeout=IDLE_PING_TIMEOUT)
+                except BaseException:
+                    conn.terminate()  # never lent again; a reset on release would wait on the database
+                    raise
             yield conn
+            ok = True
         finally:
+            if ok:
+                self.last_ok = time.monotonic()
             try:
                 await pool.release(conn)
             finally:
@@ -117,6 +138,7 @@ class MySQL:
         self.query_timeout = cfg.query_timeout
         self.pool = None
         self.gate = asyncio.Semaphore(self.size)
+        self.last_ok = 0.0  # time.monotonic() of the last borrow that ended well; 0: none yet
         # Prepared statements by connection; a connection the pool drops
         # takes its statements with it.
         self._statements: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -152,9 +174,19 @@ class MySQL:
             except BaseException:
                 self.gate.release()
                 raise
+        ok = False
         try:
+            if self.last_ok and time.monotonic() - self.last_ok > IDLE_CHECK:
+                try:
+                    await asyncio.wait_for(conn.ping(reconnect=False), IDLE_PING_TIMEOUT)
+                except BaseException:
+                    conn.close()  # a closed connection is dropped by release
+                    raise
             yield conn
+            ok = True
         finally:
+            if ok:
+                self.last_ok = time.monotonic()
             pool.release(conn)
             self.gate.release()
 

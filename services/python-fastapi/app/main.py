@@ -64,7 +64,7 @@ def create_app(cfg: Config):
             try:
                 await db.ping(PING_TIMEOUT)
             except (*DB_ERRORS, asyncio.TimeoutError) as e:
-                return error_response(503, f"{name}: {type(e).__name__}: {e}")
+                return error_response(503, f"{name} unavailable ({type(e).__name__})")  # no driver text
         return json_response({"status": "ok"})
 
     @app.get("/metrics")
@@ -94,9 +94,9 @@ def create_app(cfg: Config):
 
     async def db_error(request: Request, exc: Exception) -> Response:
         if unavailable(exc):
-            return error_response(503, f"database unavailable: {type(exc).__name__}: {exc}")
+            return error_response(503, "database unavailable")  # the driver's text names the address, user and database
         errors.error("internal error: %s %s: %r", request.method, request.url.path, exc)
-        return error_response(500, f"internal error: {type(exc).__name__}: {exc}")
+        return error_response(500, "internal error (a bug in the service; see its log)")
 
     for cls in DB_ERRORS:
         app.add_exception_handler(cls, db_error)

@@ -7,7 +7,7 @@
 
 const { MAX_ID } = require('../config');
 const { HttpError, readJsonObject, intField, pathInt, pathId } = require('../http');
-const { NOT_CONFIGURED, asHttpError } = require('../db');
+const { NOT_CONFIGURED, asHttpError, isUnavailable } = require('../db');
 const { BANK } = require('../queries');
 
 /** MAX_AMOUNT bounds a deposit and a transfer: 10^12. */
@@ -89,7 +89,9 @@ async function transfer(pool, from, to, amount) {
     await client.query('COMMIT');
     return moved.rows[0].id;
   } catch (err) {
-    if (!(err instanceof HttpError)) {
+    if (isUnavailable(err)) {
+      broken = err; // a ROLLBACK would wait as long again; closing the connection rolls back
+    } else if (!(err instanceof HttpError)) {
       await client.query('ROLLBACK').catch((rollbackErr) => {
         broken = rollbackErr;
       });

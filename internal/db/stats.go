@@ -1,0 +1,118 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// ErrNoStatementStats is returned by Statements for a PostgreSQL server
+// started without WithStatementStats.
+var ErrNoStatementStats = errors.New("PostgreSQL counts statements only when started WithStatementStats")
+
+// Statements returns how many statements have run so far on the database
+// of workload. PostgreSQL: the calls pg_stat_statements counted for the
+// service's role only (the harness's own are not counted). MariaDB: its
+// Com_select, Com_insert, Com_update and Com_delete (prepared executions
+// included) for every login, counted as each statement starts; the count
+// itself is a SHOW, which none of them counts. Two calls around some
+// requests, while nothing else uses the database, tell whether the service
+// queried it to answer them. A workload without a database is an error.
+func Statements(ctx context.Context, workload string, s Servers) (int64, error) {
+	switch workloads.Database(workload) {
+	case "postgres":
+		if s.Postgres == nil {
+			return 0, fmt.Errorf("workload %s needs PostgreSQL, which is not started", workload)
+		}
+		return s.Postgres.statements(ctx)
+	case "mysql":
+		if s.MariaDB == nil {
+			return 0, fmt.Errorf("workload %s needs MariaDB, which is not started", workload)
+		}
+		return s.MariaDB.statements(ctx)
+	}
+	return 0, fmt.Errorf("workload %q has no database", workload)
+}
+
+func (p *Postgres) statements(ctx context.Context) (int64, error) {
+	if !p.stats {
+		return 0, ErrNoStatementStats
+	}
+	c, err := pgx.Connect(ctx, p.adminURL(p.Port(), dbName))
+	if err != nil {
+		return 0, fmt.Errorf("PostgreSQL: count statements: %w", err)
+	}
+	defer c.Close(context.Background())
+	var n int64
+	err = c.QueryRow(ctx, "SELECT coalesce(sum(s.calls), 0)::bigint FROM pg_stat_statements s "+
+		"JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = $1", dbUser).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("PostgreSQL: count statements: %w", err)
+	}
+	return n, nil
+}
+
+func (m *MariaDB) statements(ctx context.Context) (int64, error) {
+	db, err := m.openAdmin(m.Port())
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Com_insert', 'Com_update', 'Com_delete')")
+	if err != nil {
+		return 0, fmt.Errorf("MariaDB: count statements: %w", err)
+	}
+	defer rows.Close()
+	var sum int64
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return 0, fmt.Errorf("MariaDB: count statements: %w", err)
+		}
+		sum += n
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("MariaDB: count statements: %w", err)
+	}
+	return sum, nil
+}
+
+// Pause freezes the server (SIGSTOP to it and, for PostgreSQL, to every
+// backend): connections stay open and nothing answers, as with a hung
+// host. Resume thaws it; Down and Stop thaw it first.
+func (p *Postgres) Pause() error { return p.s.signalAll(syscall.SIGSTOP) }
+
+// Resume thaws a server Pause froze; on a running server it does nothing.
+func (p *Postgres) Resume() error { return p.s.signalAll(syscall.SIGCONT) }
+
+// Pause freezes the server (SIGSTOP): connections stay open and nothing
+// answers, as with a hung host. Resume thaws it; Down and Stop thaw it first.
+func (m *MariaDB) Pause() error { return m.s.signalAll(syscall.SIGSTOP) }
+
+// Resume thaws a server Pause froze; on a running server it does nothing.
+func (m *MariaDB) Resume() error { return m.s.signalAll(syscall.SIGCONT) }
+
+// signalAll sends sig to the server process and then to its children
+// (PostgreSQL's backends run in sessions of their own). The parent goes
+// first so that, when stopping, it forks no new child meanwhile.
+func (s *server) signalAll(sig syscall.Signal) error {
+	pid := s.pid()
+	if pid == 0 {
+		return fmt.Errorf("%s is not running", s.engine)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		return fmt.Errorf("%s: signal %v: %w", s.engine, sig, err)
+	}
+	for _, k := range children(pid) {
+		if k.alive() {
+			_ = syscall.Kill(k.pid, sig)
+		}
+	}
+	return nil
+}
