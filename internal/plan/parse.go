@@ -1,0 +1,205 @@
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/showdownlab/showdown/internal/located"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// Error is one problem in a plan file (the project's one located error
+// type).
+type Error = located.Error
+
+// ErrorList is every problem found in a plan, reported at once.
+type ErrorList = located.List
+
+// Catalog is what a plan may refer to: each service and the workloads it
+// supports.
+type Catalog map[string][]string
+
+// LoadPlan reads, resolves and validates a plan file against catalog.
+func LoadPlan(path string, catalog Catalog) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlan(path, data, catalog)
+}
+
+// ParsePlan parses plan text read from file, applies defaults and
+// validates it, returning every problem at once.
+func ParsePlan(file string, data []byte, catalog Catalog) (*Plan, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, located.FromYAML(file, err)
+	}
+	p := &Plan{File: file, root: &root}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	// "auto" is a value of trials and load.warmup that their types do not
+	// parse: note it, and drop the decoder's complaint about that line.
+	autoLines := map[int]bool{}
+	if n := p.node("trials"); n != nil && n.Kind == yaml.ScalarNode && n.Value == "auto" {
+		p.TrialsAuto, autoLines[n.Line] = true, true
+	}
+	if n := p.node("load", "warmup"); n != nil && n.Kind == yaml.ScalarNode && n.Value == "auto" {
+		p.Load.WarmupAuto, autoLines[n.Line] = true, true
+	}
+	var errs ErrorList
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
+		for _, e := range located.FromYAML(file, err) {
+			if !autoLines[e.Line] {
+				errs = append(errs, unknownField(e))
+			}
+		}
+	}
+	p.applyDefaults()
+	errs = append(errs, p.validate(catalog)...)
+	errs.Sort()
+	if len(errs) > 0 {
+		return p, errs
+	}
+	return p, nil
+}
+
+// unknownField turns the decoder's "field x not found in type T" into a
+// problem of field x with a hint.
+func unknownField(e *Error) *Error {
+	if strings.Contains(e.Msg, "not found in type") {
+		e.Field = strings.Fields(e.Msg)[1]
+		e.Msg = "unknown field"
+		e.Hint = "see plans/README.md for the fields a plan may have"
+	}
+	return e
+}
+
+func (p *Plan) applyDefaults() {
+	if p.TrialsAuto {
+		p.Trials = 3 // at least three starts before an interval means anything
+		if p.TrialsMax == 0 {
+			p.TrialsMax = DefaultTrialsMax
+		}
+	}
+	if p.Trials == 0 {
+		p.Trials = DefaultTrials
+	}
+	if p.TrialsMax < p.Trials {
+		p.TrialsMax = p.Trials
+	}
+	if p.ServiceRestart == "" {
+		p.ServiceRestart = "trial"
+	}
+	if p.Load.Model == "" {
+		p.Load.Model = "closed"
+	}
+	if p.Load.Duration == 0 {
+		p.Load.Duration = Duration(DefaultDuration)
+	}
+	if !p.has("load", "warmup") {
+		p.Load.WarmupAuto = true
+	}
+	if p.Load.WarmupAuto {
+		p.Load.Warmup = 0
+		if p.Load.WarmupMax == 0 {
+			p.Load.WarmupMax = Duration(DefaultWarmupMax)
+		}
+	}
+	if p.Load.Timeout == 0 {
+		p.Load.Timeout = Duration(DefaultTimeout)
+	}
+	if p.Env == nil {
+		p.Env = map[string]string{}
+	}
+	if _, ok := p.Env["DB_POOL_SIZE"]; !ok {
+		p.Env["DB_POOL_SIZE"] = strconv.Itoa(workloads.DefaultPoolSize)
+	}
+	if _, ok := p.Env["LOG_REQUESTS"]; !ok {
+		p.Env["LOG_REQUESTS"] = "false"
+	}
+	d := &p.Database
+	if d.MaxConnections == 0 {
+		d.MaxConnections = DefaultMaxConnections
+	}
+	if d.Reset == "" {
+		d.Reset = "level"
+	}
+	if d.Restart == "" {
+		d.Restart = "trial"
+	}
+	if d.SKURows == 0 {
+		d.SKURows = DefaultSKURows
+	}
+	if d.SKUIndex == nil {
+		t := true
+		d.SKUIndex = &t
+	}
+	if d.Seed == 0 {
+		d.Seed = DefaultSeed
+	}
+	// On two or more CPUs the service gets CPU 0 to itself, like the
+	// sources' one-vCPU boxes, and the generator and databases share the
+	// rest: the generator's own CPU is measured, so a saturated
+	// generator is reported rather than silently skewing the result.
+	if !p.has("placement") && runtime.NumCPU() >= 2 {
+		rest := "1"
+		if n := runtime.NumCPU(); n > 2 {
+			rest = fmt.Sprintf("1-%d", n-1)
+		}
+		p.Placement = Placement{ServiceCPUs: "0", GeneratorCPUs: rest, DatabaseCPUs: rest}
+	}
+}
+
+// has reports whether the plan file sets the field at path.
+func (p *Plan) has(path ...string) bool { return p.node(path...) != nil }
+
+// node finds the YAML node of a field path; list items are "0", "1", ...
+func (p *Plan) node(path ...string) *yaml.Node {
+	if p.root == nil || len(p.root.Content) == 0 {
+		return nil
+	}
+	n := p.root.Content[0]
+	for _, key := range path {
+		switch n.Kind {
+		case yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == key {
+					next = n.Content[i+1]
+				}
+			}
+			if next == nil {
+				return nil
+			}
+			n = next
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(key)
+			if err != nil || i >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[i]
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+// line returns the line of the deepest existing node along path.
+func (p *Plan) line(path ...string) int {
+	for k := len(path); k >= 0; k-- {
+		if n := p.node(path[:k]...); n != nil {
+			return n.Line
+		}
+	}
+	return 0
+}

@@ -1,0 +1,151 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// validate checks a plan with its defaults applied against catalog and
+// returns every problem, each with its line and field.
+func (p *Plan) validate(catalog Catalog) ErrorList {
+	var errs ErrorList
+	add := func(path []string, hint, format string, args ...any) {
+		errs = append(errs, &Error{File: p.File, Line: p.line(path...), Field: strings.Join(path, "."), Msg: fmt.Sprintf(format, args...), Hint: hint})
+	}
+	services := make([]string, 0, len(catalog))
+	for s := range catalog {
+		services = append(services, s)
+	}
+	sort.Strings(services)
+
+	if p.Name == "" {
+		add([]string{"name"}, "", "a plan needs a name")
+	}
+	if len(p.Implementations) == 0 {
+		add([]string{"implementations"}, "one of: "+strings.Join(services, ", "), "no implementations")
+	}
+	seen := map[string]bool{}
+	for i, im := range p.Implementations {
+		path := []string{"implementations", strconv.Itoa(i)}
+		if _, ok := catalog[im.Service]; !ok {
+			add(path, "one of: "+strings.Join(services, ", "), "unknown service %q", im.Service)
+		}
+		if seen[im.ID()] {
+			add(path, "give one of them a variant name", "%s appears twice", im.ID())
+		}
+		seen[im.ID()] = true
+		if im.Variant != "" && !regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`).MatchString(im.Variant) {
+			add(append(path, "variant"), "lower-case letters, digits, '-', '_', '.'", "bad variant name %q", im.Variant)
+		}
+	}
+	if len(p.Workloads) == 0 {
+		add([]string{"workloads"}, "any of: "+strings.Join(workloads.Names, ", "), "no workloads")
+	}
+	for i, w := range p.Workloads {
+		path := []string{"workloads", strconv.Itoa(i)}
+		if !contains(workloads.Names, w.Name) {
+			add(path, "one of: "+strings.Join(workloads.Names, ", "), "unknown workload %q", w.Name)
+			continue
+		}
+		if w.Scenario != "" {
+			if _, err := ReadScenario(w.Scenario); err != nil {
+				add(append(path, "scenario"), "workloads/... names a scenario built into showdown; other paths are relative to where showdown runs", "scenario file: %v", err)
+			}
+		}
+		for _, im := range p.Implementations {
+			if sw, ok := catalog[im.Service]; ok && !contains(sw, w.Name) {
+				add(path, "drop the workload or the implementation", "%s does not implement workload %s (it has %s)", im.Service, w.Name, strings.Join(sw, ", "))
+			}
+		}
+	}
+	l := p.Load
+	if l.Model != "closed" && l.Model != "open" {
+		add([]string{"load", "model"}, "closed: levels are users; open: levels are requests per second", "model %q is neither closed nor open", l.Model)
+	}
+	if len(l.Levels) == 0 {
+		add([]string{"load", "levels"}, "e.g. levels: [10, 50, 100]", "no load levels")
+	}
+	for i, v := range l.Levels {
+		if v <= 0 {
+			add([]string{"load", "levels", strconv.Itoa(i)}, "", "level %d must be positive", v)
+		}
+	}
+	if l.Duration <= 0 {
+		add([]string{"load", "duration"}, "", "duration must be positive")
+	}
+	if l.RampUp < 0 || (l.Duration > 0 && l.RampUp >= l.Duration) {
+		add([]string{"load", "ramp_up"}, "ramp-up is part of each level's duration", "ramp_up %v must be shorter than duration %v", time.Duration(l.RampUp), time.Duration(l.Duration))
+	}
+	if l.RampUp > 0 && l.Model == "open" {
+		add([]string{"load", "ramp_up"}, "remove it, or use model: closed", "ramp_up applies to the closed model only")
+	}
+	if l.Warmup < 0 || l.ThinkTime < 0 || l.Timeout <= 0 || l.MaxInflight < 0 {
+		add([]string{"load"}, "", "warmup, think_time and max_inflight must not be negative; timeout must be positive")
+	}
+	if p.Trials < 1 || p.Trials > 100 {
+		add([]string{"trials"}, "or auto", "trials must be between 1 and 100, not %d", p.Trials)
+	}
+	if p.TrialsAuto && p.TrialsMax > 100 {
+		add([]string{"trials_max"}, "", "trials_max must be at most 100, not %d", p.TrialsMax)
+	}
+	if !contains([]string{"trial", "workload"}, p.ServiceRestart) {
+		add([]string{"service_restart"}, "trial (warm once, measure every workload) or workload (a cold start per workload)", "unknown service_restart %q", p.ServiceRestart)
+	}
+	if l.WarmupMax < 0 || l.WarmupAuto && l.WarmupMax < Duration(stats.DefaultSteadyWindow*time.Second) {
+		add([]string{"load", "warmup_max"}, "e.g. warmup_max: 3m", "warmup_max %v is shorter than the steady-state window", time.Duration(l.WarmupMax))
+	}
+	d := p.Database
+	if d.MaxConnections < 1 {
+		add([]string{"database", "max_connections"}, "", "must be positive")
+	}
+	if !contains([]string{"level", "trial", "never"}, d.Reset) {
+		add([]string{"database", "reset"}, "level, trial or never", "unknown reset policy %q", d.Reset)
+	}
+	if !contains([]string{"trial", "never"}, d.Restart) {
+		add([]string{"database", "restart"}, "trial or never", "unknown restart policy %q", d.Restart)
+	}
+	if d.SKURows < 1 || d.SKURows > 100_000_000 {
+		add([]string{"database", "sku_rows"}, "", "sku_rows must be between 1 and 100,000,000")
+	}
+	for _, f := range []struct {
+		name, v string
+	}{{"service_cpus", p.Placement.ServiceCPUs}, {"generator_cpus", p.Placement.GeneratorCPUs}, {"database_cpus", p.Placement.DatabaseCPUs}} {
+		if f.v == "" {
+			continue
+		}
+		if err := cgroup.CheckCPUList(f.v, runtime.NumCPU()); err != nil {
+			add([]string{"placement", f.name}, fmt.Sprintf("this machine has CPUs 0-%d", runtime.NumCPU()-1), "%v", err)
+		}
+	}
+	if p.Limits.CPU < 0 || p.Limits.CPU > float64(runtime.NumCPU()) {
+		add([]string{"limits", "cpu"}, fmt.Sprintf("between 0.01 and %d", runtime.NumCPU()), "cpu quota %v is out of range", p.Limits.CPU)
+	}
+	for i, r := range p.Replicas {
+		if r < 1 || r > 10_000 {
+			add([]string{"replicas", strconv.Itoa(i)}, "e.g. replicas: [1, 100]", "replicas %d must be between 1 and 10,000", r)
+		}
+	}
+	g := p.Generator
+	if g.Pods < 0 || g.Pods > 10_000 || g.CPU < 0 || g.Memory < 0 || g.MicrosPerRequest < 0 {
+		add([]string{"generator"}, "pods between 0 (sized from the top rate) and 10,000", "pods, cpu, memory and us_per_request must not be negative")
+	}
+	if u := d.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		add([]string{"database", "url"}, "postgres://user:password@host:5432/db?sslmode=require", "not a PostgreSQL URL")
+	}
+	if u := d.MySQLURL; u != "" && !strings.HasPrefix(u, "mysql://") {
+		add([]string{"database", "mysql_url"}, "mysql://user:password@host:3306/db", "not a MySQL URL")
+	}
+	if p.Limits.Memory < 0 || (p.Limits.Memory > 0 && p.Limits.Memory < 32<<20) {
+		add([]string{"limits", "memory"}, "at least 32MiB", "memory limit %d bytes is too small", p.Limits.Memory)
+	}
+	return errs
+}
