@@ -93,6 +93,37 @@ def serve(cfg: Config, sock: socket.socket) -> None:
         raise SystemExit(3)
 
 
+def serve_granian(cfg: Config) -> int:
+    """serve_granian runs the application under granian, whose HTTP stack
+    is Rust (hyper): its own supervisor process forks cfg.workers workers,
+    each importing app.asgi:app, and stops them on SIGTERM."""
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+
+    if cfg.workers > 1:
+        metrics_dir = tempfile.mkdtemp(prefix="python-fastapi-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    try:
+        Granian(
+            "app.asgi:app",
+            address=cfg.host,
+            port=cfg.port,
+            interface=Interfaces.ASGI,
+            workers=cfg.workers,
+            loop=Loops.uvloop,
+            http=HTTPModes.http1,
+            websockets=False,
+            backlog=2048,
+            log_access=False,
+            respawn_failed_workers=True,
+            workers_kill_timeout=int(STOP_WAIT),
+        ).serve()
+    finally:
+        if cfg.workers > 1:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+    return 0
+
+
 def supervise(cfg: Config, sock: socket.socket) -> int:
     """supervise forks cfg.workers workers on sock, restarts one that dies,
     and on SIGTERM stops accepting, stops them gracefully and returns 0."""
@@ -189,6 +220,10 @@ def main() -> int:
     except ConfigError as e:
         log("ERROR", f"python-fastapi: {e}")
         return 1
+    if cfg.server == "granian":
+        log("INFO", "starting granian", addr=f"{cfg.host}:{cfg.port}", workers=cfg.workers,
+            pool_size=cfg.pool_size, pool_per_worker=cfg.worker_pool_size)
+        return serve_granian(cfg)
     sock = bind(cfg)
     log(
         "INFO", "listening", addr=f"{cfg.host}:{sock.getsockname()[1]}", workers=cfg.workers,

@@ -48,6 +48,7 @@ class Config:
     worker_pool_size: int  # connections of each pool in one worker
     acquire_timeout: float  # seconds
     query_timeout: float  # seconds
+    server: str  # "uvicorn" or "granian"
 
 
 def usable_cpus() -> int:
@@ -136,6 +137,10 @@ def load(env: os._Environ[str] | dict[str, str] = os.environ) -> Config:
     acquire = _duration("DB_ACQUIRE_TIMEOUT", get("DB_ACQUIRE_TIMEOUT", DEFAULT_ACQUIRE_TIMEOUT), errs)
     query = _duration("DB_QUERY_TIMEOUT", get("DB_QUERY_TIMEOUT", DEFAULT_QUERY_TIMEOUT), errs)
 
+    server = get("SERVER", "uvicorn").lower()
+    if server not in ("uvicorn", "granian"):
+        errs.append(f"SERVER={server!r}: want uvicorn or granian")
+
     if errs:
         raise ConfigError("; ".join(errs))
     return Config(
@@ -149,4 +154,5 @@ def load(env: os._Environ[str] | dict[str, str] = os.environ) -> Config:
         worker_pool_size=max(1, pool // workers),
         acquire_timeout=acquire,
         query_timeout=query,
+        server=server,
     )

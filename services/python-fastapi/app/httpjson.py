@@ -12,7 +12,7 @@ not FastAPI's 422 with its own.
 from __future__ import annotations
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: a larger body is 413
@@ -38,6 +38,7 @@ def bad_request(msg: str) -> ApiError:
 NOT_CONFIGURED = ApiError(503, "database not configured")
 TOO_LARGE = ApiError(413, "request body over 1 MiB (1048576 bytes)")
 NOT_OBJECT = ApiError(400, "the request body must be a JSON object")
+CUT_SHORT = ApiError(400, "the request body ended before its Content-Length")
 
 
 class JSON(Response):
@@ -66,11 +67,15 @@ async def read_object(request: Request) -> dict:
         raise TOO_LARGE
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise TOO_LARGE
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise TOO_LARGE
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The client closed before the body it announced was complete.
+        raise CUT_SHORT from None
     body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     try:
         obj = orjson.loads(body)
