@@ -57,7 +57,10 @@ func runK8s(st *state, args []string) error {
 		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(st.stderr, b.String())
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		return usageError{err: errors.New("k8s: which command?"), hint: "showdown k8s render PLAN | kubectl apply -f -"}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		return errHelp
 	}
 	return usageError{err: fmt.Errorf("unknown k8s command %q", args[0]), hint: "showdown k8s render plans/default.yaml | kubectl apply -f -"}

@@ -31,6 +31,8 @@ func TestK8sRender(t *testing.T) {
 		{"no plan", []string{"render"}, exitUsage, "", "one plan expected"},
 		// A bad start instant is a usage error.
 		{"bad start", []string{"render", "../../plans/smoke.yaml", "--start", "8am"}, exitUsage, "", "--start"},
+		// No subcommand: the list of them, and a usage error.
+		{"none", nil, exitUsage, "", "render"},
 		// An unknown subcommand is a usage error.
 		{"unknown", []string{"deploy"}, exitUsage, "", "unknown k8s command"},
 	} {
