@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.helidon.webserver.http.ServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.OptionalLong;
 
 /**
@@ -61,11 +60,9 @@ public final class JsonBody {
         byte[] body;
         try (InputStream in = req.content().inputStream()) {
             body = declared.isPresent() ? in.readNBytes((int) declared.getAsLong()) : in.readNBytes(MAX_BYTES + 1);
-        } catch (IOException | UncheckedIOException | IllegalStateException e) {
-            // The client closed before sending its whole body, or sent broken chunked encoding.
-            throw ApiException.badRequest("request body could not be read");
-        } catch (RuntimeException e) {
-            // Helidon's own request exceptions for a malformed entity: the client's fault too.
+        } catch (IOException | RuntimeException e) {
+            // The client closed before sending its whole body or sent broken chunked encoding
+            // (an IOException, UncheckedIOException or one of Helidon's request exceptions).
             throw ApiException.badRequest("request body could not be read");
         }
         if (body.length > MAX_BYTES) {

@@ -31,7 +31,7 @@ public final class Pools {
                 + "?sslmode=" + (sslmode == null ? "disable" : sslmode)
                 + "&connectTimeout=2"            // seconds: TCP connect to a dead host
                 + "&loginTimeout=2"              // seconds: connect + authentication
-                + "&socketTimeout=30"            // seconds: a safety net for a hung server, not a deadline
+                + "&socketTimeout=" + socketTimeout() // seconds, 0 = none: a safety net, not a deadline
                 + "&tcpKeepAlive=true"
                 + "&ApplicationName=showdown-java-helidon";
         HikariConfig c = pool("postgres", jdbc, u);
@@ -48,9 +48,31 @@ public final class Pools {
         DbUrl u = DbUrl.parse("MYSQL_URL", url, "mysql", "mariadb");
         String jdbc = "jdbc:mariadb://" + u.hostPort(3306) + "/" + u.database()
                 + "?connectTimeout=2000"         // milliseconds
-                + "&socketTimeout=30000"         // milliseconds, a safety net as above
+                + "&socketTimeout=" + socketTimeout() * 1000 // milliseconds, as above
                 + "&tcpKeepAlive=true";
         return new Database("MariaDB", new HikariDataSource(pool("mysql", jdbc, u)));
+    }
+
+    /**
+     * socketTimeout is DB_SOCKET_TIMEOUT in seconds (default 30, 0 = none): the longest a driver waits
+     * for a database's answer before it gives the connection up, a safety net for a hung server. On a
+     * virtual thread every read under a timeout is a timed park, which the scheduler's timer thread
+     * has to arm and cancel; the knob lets a plan measure that cost.
+     */
+    static int socketTimeout() {
+        String v = System.getenv("DB_SOCKET_TIMEOUT");
+        if (blank(v)) {
+            return 30;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 0 && n <= 86_400) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the error below
+        }
+        throw new IllegalArgumentException("DB_SOCKET_TIMEOUT=" + v + ": want whole seconds, 0 .. 86400 (0 = none; default 30)");
     }
 
     /** poolSize is DB_POOL_SIZE (default 20), the maximum connections of each pool. */
