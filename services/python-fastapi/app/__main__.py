@@ -115,6 +115,12 @@ def serve_granian(cfg: Config) -> int:
             websockets=False,
             backlog=2048,
             log_access=False,
+            # granian logs to stdout by default: its lines go to stderr, so
+            # stdout holds request logs only (LOG_REQUESTS), as with uvicorn.
+            log_dictconfig={"handlers": {
+                "console": {"formatter": "generic", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
+                "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
+            }},
             respawn_failed_workers=True,
             workers_kill_timeout=int(STOP_WAIT),
         ).serve()
