@@ -19,6 +19,8 @@ test: setup
 	$(GO) test -count=1 -timeout 20m ./...
 	cd services/go-stdlib && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd services/node-http && npm ci --no-audit --no-fund --loglevel=error && npm test
+	# The venv is the service's build output, made by TestConformance above.
+	cd services/python-fastapi && .venv/bin/python -m unittest discover -s tests
 
 clean:
 	rm -rf bin

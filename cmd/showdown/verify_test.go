@@ -287,6 +287,10 @@ func toolchainMissing(m *service.Manifest) string {
 		return need("node", "npm")
 	case "go":
 		return need("go")
+	case "rust":
+		return need("cargo")
+	case "python":
+		return need("python3")
 	}
 	if len(m.Run) > 0 && !strings.Contains(m.Run[0], "/") {
 		return need(m.Run[0])
@@ -315,7 +319,7 @@ func TestConformance(t *testing.T) {
 	for _, m := range ms {
 		names[m.Name] = true
 	}
-	for _, want := range []string{"go-stdlib", "java-spring", "node-http"} {
+	for _, want := range []string{"go-stdlib", "java-helidon", "java-spring", "node-http", "python-fastapi", "rust-axum"} {
 		if !names[want] {
 			t.Errorf("service %s not discovered under %s/services", want, root)
 		}

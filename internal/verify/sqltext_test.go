@@ -19,7 +19,7 @@ const servicesDir = "../../services"
 
 // expectedServices are the implementations the project ships; a missing
 // one is skipped (it is being written), any other folder is checked too.
-var expectedServices = []string{"go-stdlib", "java-spring", "node-http"}
+var expectedServices = []string{"go-stdlib", "java-helidon", "java-spring", "node-http", "python-fastapi", "rust-axum"}
 
 var (
 	dollarParam = regexp.MustCompile(`\$[0-9]+`)
@@ -38,7 +38,7 @@ func normalSQL(s string) string {
 var sourceExts = []string{".go", ".java", ".kt", ".js", ".mjs", ".cjs", ".ts", ".sql", ".py", ".rb", ".rs", ".cs", ".properties", ".yaml", ".yml"}
 
 // skipDirs are build outputs and dependencies, not sources.
-var skipDirs = []string{"node_modules", "target", "bin", "build", "dist", ".git", ".gradle", ".mvn", "vendor", "test", "tests", "testdata"}
+var skipDirs = []string{"node_modules", "target", "bin", "build", "dist", ".git", ".gradle", ".mvn", "vendor", "test", "tests", "testdata", ".venv", "__pycache__"}
 
 // serviceSources returns the normalised text of every source file of dir.
 func serviceSources(t *testing.T, dir string) string {
