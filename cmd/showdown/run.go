@@ -97,6 +97,12 @@ func runRun(st *state, args []string) error {
 	if n := problems(rec); n > 0 {
 		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, results.SummaryFile))}
 	}
+	if crossed := results.CrossedThresholds(rec); len(crossed) > 0 {
+		for _, c := range crossed {
+			fmt.Fprintf(st.stderr, "threshold crossed: %s\n", c)
+		}
+		return exitError{code: exitThresholds, err: fmt.Errorf("%d fail_if threshold(s) crossed; see %s", len(crossed), filepath.Join(dir, results.SummaryFile))}
+	}
 	return nil
 }
 

@@ -73,6 +73,16 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 				d.DisturbedSeconds, d.Seconds, d.OtherServiceCPUMean, d.OtherGeneratorCPUMean, d.StealMean, d.Load1Max))
 		}
 	}
+	lr.Thresholds = thresholds(x.plan.FailIf, res)
+	for _, t := range lr.Thresholds {
+		if t.Crossed {
+			why := fmt.Sprintf("measured %g", t.Measured)
+			if t.Error != "" {
+				why = t.Error
+			}
+			x.say("THRESHOLD CROSSED: %s %s level %d: %s (%s)", svc.Manifest().Name, w.Name, lr.Level, t.Expr, why)
+		}
+	}
 	if lr.Total.Errors > 0 {
 		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%d errors (%.2f%%): %s", lr.Total.Errors, lr.Total.ErrorPercent, reasons(lr.Total)))
 	}

@@ -58,6 +58,10 @@ type Plan struct {
 	Replicas []int `yaml:"replicas" json:"replicas,omitempty"`
 	// Generator sizes the load generator on Kubernetes.
 	Generator Generator `yaml:"generator" json:"generator,omitzero"`
+	// FailIf are thresholds checked on every measured level, in the
+	// syntax of `showdown attack --fail-if` (load.ThresholdSyntax): any
+	// crossed one makes `showdown run` exit 3.
+	FailIf []string `yaml:"fail_if" json:"fail_if,omitempty"`
 
 	// File is where the plan was read from.
 	File string `yaml:"-" json:"file"`

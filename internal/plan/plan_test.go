@@ -128,6 +128,12 @@ database:
 			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\nplacement:\n  service_cpus: \"0-999\"\n",
 			want: []string{"6: placement.service_cpus: CPU 999 does not exist"},
 		},
+		{
+			// A threshold attack --fail-if would refuse is refused with its line.
+			name: "bad threshold",
+			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\nfail_if:\n  - p99>200ms\n  - p99>fast\n  - speed<3\n",
+			want: []string{"7: fail_if.1: threshold \"p99>fast\"", "8: fail_if.2: threshold \"speed<3\": unknown metric"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,6 +152,16 @@ database:
 				}
 			}
 		})
+	}
+}
+
+func TestParsePlanFailIf(t *testing.T) {
+	p, err := ParsePlan("p.yaml", []byte(goodPlan+"fail_if: [\"p99>200ms\", \"errors>1%\"]\n"), testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.FailIf) != 2 || p.FailIf[1] != "errors>1%" {
+		t.Errorf("FailIf = %q, want the two thresholds in order", p.FailIf)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -143,6 +144,11 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	if u := d.MySQLURL; u != "" && !strings.HasPrefix(u, "mysql://") {
 		add([]string{"database", "mysql_url"}, "mysql://user:password@host:3306/db", "not a MySQL URL")
+	}
+	for i, e := range p.FailIf {
+		if _, err := load.ParseThreshold(e); err != nil {
+			add([]string{"fail_if", strconv.Itoa(i)}, "fail_if takes "+load.ThresholdSyntax, "%v", err)
+		}
 	}
 	if p.Limits.Memory < 0 || (p.Limits.Memory > 0 && p.Limits.Memory < 32<<20) {
 		add([]string{"limits", "memory"}, "at least 32MiB", "memory limit %d bytes is too small", p.Limits.Memory)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,6 +160,35 @@ type Summary struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Warmups are the warm-ups of every service start and workload.
 	Warmups []WarmupRow `json:"warmups,omitempty"`
+	// Thresholds are the plan's fail_if verdicts, one per level checked.
+	Thresholds []ThresholdRow `json:"thresholds,omitempty"`
+}
+
+// ThresholdRow is one fail_if threshold checked on one level.
+type ThresholdRow struct {
+	Implementation string `json:"implementation"`
+	Workload       string `json:"workload"`
+	Level          int    `json:"level"`
+	Trial          int    `json:"trial"`
+	results.Threshold
+}
+
+// Verdict is "CROSSED" or "ok".
+func (t ThresholdRow) Verdict() string {
+	if t.Crossed {
+		return "CROSSED"
+	}
+	return "ok"
+}
+
+// Measure is the measured value, or why there is none.
+func (t ThresholdRow) Measure() string { return thresholdMeasure(t.Threshold) }
+
+func thresholdMeasure(t results.Threshold) string {
+	if t.Error != "" {
+		return t.Error
+	}
+	return "measured " + strconv.FormatFloat(t.Measured, 'f', -1, 64)
 }
 
 // WarmupRow is one warm-up: how long it took to reach steady state and
@@ -244,6 +274,12 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		for _, lr := range sr.Levels {
 			for _, v := range lr.Violations {
 				wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
+			}
+			for _, th := range lr.Thresholds {
+				s.Thresholds = append(s.Thresholds, ThresholdRow{sr.Implementation, sr.Workload, lr.Level, sr.Trial, th})
+				if th.Crossed {
+					wl.Warnings = append(wl.Warnings, fmt.Sprintf("THRESHOLD CROSSED: %s at %d %s, trial %d: %s (%s)", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, th.Expr, thresholdMeasure(th)))
+				}
 			}
 			for _, m := range lr.Warnings {
 				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, m))

@@ -24,6 +24,7 @@ func TestSummaryWarnings(t *testing.T) {
 	lr.Violations = []results.Violation{{Check: "money", Detail: "total changed by 10"}}
 	lr.Warnings = []string{"generator near saturation: 95% CPU of 1 CPU(s)"}
 	lr.Total.Errors = 5
+	lr.Thresholds = []results.Threshold{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
 	s := Summarize(res)
 	if len(s.Workloads) != 1 {
 		t.Fatalf("%d workloads, want 1", len(s.Workloads))
@@ -31,12 +32,13 @@ func TestSummaryWarnings(t *testing.T) {
 	wl := s.Workloads[0]
 	all := strings.Join(append(append([]string{}, s.Warnings...), wl.Warnings...), "\n")
 	for _, want := range []string{
-		"cgroup v2 not writable",                  // limits that could not be applied
-		"broken, trial 1 failed: health",          // a failed service run
-		"INVARIANT FAILED: fast at 8 users",       // an invariant violation
-		"generator near saturation",               // the runner's own warning
-		"0.05% errors (5 of 10000)",               // errors
-		"noisy at 8 users: throughput varies 57%", // noisy trials
+		"cgroup v2 not writable",                                                  // limits that could not be applied
+		"broken, trial 1 failed: health",                                          // a failed service run
+		"INVARIANT FAILED: fast at 8 users",                                       // an invariant violation
+		"generator near saturation",                                               // the runner's own warning
+		"0.05% errors (5 of 10000)",                                               // errors
+		"noisy at 8 users: throughput varies 57%",                                 // noisy trials
+		"THRESHOLD CROSSED: fast at 8 users, trial 1: p99>200ms (measured 312.5)", // a plan's fail_if
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings lack %q:\n%s", want, all)
@@ -49,7 +51,8 @@ func TestSummaryWarnings(t *testing.T) {
 	if err := WriteMarkdown(&md, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| broken | 8 | not measured |", "## Failures", "panic: boom"} {
+	for _, want := range []string{"| broken | 8 | not measured |", "## Failures", "panic: boom",
+		"| fast | w | 8 | 1 | `p99>200ms` | CROSSED | measured 312.5 |", "| `errors>1%` | ok | measured 0.05 |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md.String())
 		}
@@ -60,6 +63,9 @@ func TestSummaryWarnings(t *testing.T) {
 	}
 	if !strings.Contains(h.String(), "health check timed out") {
 		t.Errorf("report.html does not show the failure")
+	}
+	if !strings.Contains(h.String(), "<code>p99&gt;200ms</code></td><td><b>CROSSED</b>") {
+		t.Errorf("report.html does not show the crossed threshold")
 	}
 }
 

@@ -220,6 +220,13 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		}
 	}
 	writeWarmups(w, s)
+	if len(s.Thresholds) > 0 {
+		fmt.Fprintf(w, "## Thresholds (fail_if)\n\n| Implementation | Workload | %s | Trial | Threshold | Verdict | Value |\n|---|---|--:|--:|---|---|---|\n", titleCase(s.LevelUnit))
+		for _, t := range s.Thresholds {
+			fmt.Fprintf(w, "| %s | %s | %d | %d | `%s` | %s | %s |\n", t.Implementation, t.Workload, t.Level, t.Trial, t.Expr, t.Verdict(), t.Measure())
+		}
+		fmt.Fprintln(w)
+	}
 	if len(s.Warnings) > 0 {
 		fmt.Fprintf(w, "## Warnings\n\n")
 		for _, m := range s.Warnings {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +77,25 @@ func TestSummarize(t *testing.T) {
 	want := Resources{CPUMean: 40, CPUMax: 100, RSSPeakBytes: 30, ThreadsMax: 3, FDsMax: 7, CtxSwitchesPS: 10}
 	if got != want {
 		t.Errorf("Summarize = %+v, want %+v", got, want)
+	}
+}
+
+// Every crossed threshold is listed with where it was measured; the ones
+// that held are not.
+func TestCrossedThresholds(t *testing.T) {
+	r := &Run{Services: []*ServiceRun{{Implementation: "go-stdlib+logging", Workload: "bank", Trial: 2, Levels: []*LevelRun{
+		{Level: 50, Thresholds: []Threshold{
+			{Expr: "p99>200ms", Measured: 312.5, Crossed: true},                  // crossed: listed with its value
+			{Expr: "errors>1%", Measured: 0.2},                                   // held: not listed
+			{Expr: "GET /x:p99>1s", Crossed: true, Error: "no label \"GET /x\""}, // unmeasurable: listed with why
+		}},
+	}}}}
+	got := CrossedThresholds(r)
+	want := []string{
+		"go-stdlib+logging bank level 50 trial 2: p99>200ms (measured 312.5)",
+		`go-stdlib+logging bank level 50 trial 2: GET /x:p99>1s (no label "GET /x")`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -5,7 +5,9 @@
 package results
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
@@ -179,7 +181,43 @@ type LevelRun struct {
 	Disturbance *DisturbanceSummary `json:"disturbance,omitempty"`
 	// Violations are invariant failures found in the database afterwards.
 	Violations []Violation `json:"violations,omitempty"`
+	// Thresholds are the plan's fail_if verdicts on this level.
+	Thresholds []Threshold `json:"thresholds,omitempty"`
 	Warnings   []string    `json:"warnings,omitempty"`
+}
+
+// Threshold is one plan fail_if threshold checked on one level.
+type Threshold struct {
+	// Expr is the threshold as the plan wrote it, e.g. "p99>200ms".
+	Expr string `json:"expr"`
+	// Measured is the metric's value (ms for latency metrics).
+	Measured float64 `json:"measured"`
+	// Crossed reports that the condition held: the run fails.
+	Crossed bool `json:"crossed"`
+	// Error is why it could not be measured (e.g. an unknown step label);
+	// such a threshold counts as crossed.
+	Error string `json:"error,omitempty"`
+}
+
+// CrossedThresholds lists every crossed threshold of a run, one line each:
+// "go-stdlib bank level 50 trial 1: p99>200ms (measured 312.4)".
+func CrossedThresholds(r *Run) []string {
+	var out []string
+	for _, sr := range r.Services {
+		for _, lr := range sr.Levels {
+			for _, t := range lr.Thresholds {
+				if !t.Crossed {
+					continue
+				}
+				m := fmt.Sprintf("measured %s", strconv.FormatFloat(t.Measured, 'f', -1, 64))
+				if t.Error != "" {
+					m = t.Error
+				}
+				out = append(out, fmt.Sprintf("%s %s level %d trial %d: %s (%s)", sr.Implementation, sr.Workload, lr.Level, sr.Trial, t.Expr, m))
+			}
+		}
+	}
+	return out
 }
 
 // DisturbanceSummary sums up a level's per-second disturbances.
