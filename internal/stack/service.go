@@ -27,6 +27,8 @@ type ServiceOptions struct {
 	// HealthTimeout bounds the wait for the first healthy answer
 	// (0: DefaultHealthTimeout).
 	HealthTimeout time.Duration
+	// Port is the port the service listens on (0: a free loopback port).
+	Port int
 }
 
 // Service is a started service that answered its health check.
@@ -53,7 +55,7 @@ func StartService(ctx context.Context, m *service.Manifest, dbs *Databases, o Se
 	if o.Wrap != nil {
 		run.Run = o.Wrap(m.Run)
 	}
-	inst, err := service.Start(ctx, &run, service.StartOptions{Env: env, Log: o.Log})
+	inst, err := service.Start(ctx, &run, service.StartOptions{Env: env, Log: o.Log, Port: o.Port})
 	if err != nil {
 		return nil, err
 	}
