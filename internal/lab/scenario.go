@@ -65,5 +65,19 @@ func (x *execution) model(level int, d time.Duration) load.Model {
 	if ramp >= d {
 		ramp = d / 2
 	}
-	return load.ClosedModel{Users: level, RampUp: ramp, Duration: d, ThinkTime: time.Duration(l.ThinkTime)}
+	return load.ClosedModel{Users: level, RampUp: ramp, Duration: d, Iterations: l.Iterations, ThinkTime: time.Duration(l.ThinkTime)}
+}
+
+// warmupModel is the load of a warm-up of n requests at level: in the
+// closed model each user runs its share of iterations (steps requests
+// each, at least one), in the open model the rate runs for n/level
+// seconds; either way at most cap long.
+func (x *execution) warmupModel(level, n, steps int, cap time.Duration) load.Model {
+	l := x.plan.Load
+	if l.Model == "open" {
+		d := time.Duration(float64(n) / float64(level) * float64(time.Second))
+		return load.OpenModel{Rate: float64(level), Duration: max(min(d, cap), time.Second)}
+	}
+	perUser := max((n+level*steps-1)/(level*steps), 1)
+	return load.ClosedModel{Users: level, Duration: cap, Iterations: perUser, ThinkTime: time.Duration(l.ThinkTime)}
 }

@@ -20,7 +20,9 @@ const LaterWarmupShare = 1.0 / 3
 // fixed time, or (warmup: auto) until the steady-state rule holds on the
 // live per-second series, at most warmup_max (for a start's first
 // workload; later ones LaterWarmupShare of it). It records the curve
-// either way; nil when the plan warms up not at all.
+// either way; nil when the plan warms up not at all. With warmup_requests
+// it sends about that many requests (whole iterations per user), at most
+// warmup_max long.
 func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, first bool) (*results.Warmup, error) {
 	l := x.plan.Load
 	d := time.Duration(l.Warmup)
@@ -29,6 +31,11 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, fir
 		if !first {
 			d = max(time.Duration(float64(d)*LaterWarmupShare), time.Duration(stats.DefaultSteadyWindow+2)*time.Second)
 		}
+	}
+	model := x.model(level, d)
+	if l.WarmupRequests > 0 {
+		d = time.Duration(l.WarmupMax)
+		model = x.warmupModel(level, l.WarmupRequests, max(len(sc.Steps()), 1), d)
 	}
 	if d <= 0 || ctx.Err() != nil {
 		return nil, nil
@@ -68,7 +75,7 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, fir
 		}
 	}
 	x.progress.phase("warm-up", d)
-	res, err := x.attacker(on).Attack(wctx, load.StatusChecked(sc), x.model(level, d))
+	res, err := x.attacker(on).Attack(wctx, load.StatusChecked(sc), model)
 	if err != nil {
 		return wu, err
 	}

@@ -104,9 +104,15 @@ func (p *Plan) applyDefaults() {
 	}
 	if p.Load.Duration == 0 {
 		p.Load.Duration = Duration(DefaultDuration)
+		if p.Load.Iterations > 0 {
+			p.Load.Duration = Duration(DefaultIterationsMax)
+		}
 	}
-	if !p.has("load", "warmup") {
+	if !p.has("load", "warmup") && p.Load.WarmupRequests == 0 {
 		p.Load.WarmupAuto = true
+	}
+	if p.Load.WarmupRequests > 0 && p.Load.WarmupMax == 0 {
+		p.Load.WarmupMax = Duration(DefaultWarmupMax)
 	}
 	if p.Load.WarmupAuto {
 		p.Load.Warmup = 0

@@ -19,11 +19,14 @@ import (
 
 // Defaults applied to fields a plan leaves out.
 const (
-	DefaultTrials         = 1
-	DefaultDuration       = 10 * time.Second
-	DefaultWarmupMax      = 3 * time.Minute // the JVM on one CPU needs about that (issue measurements: steady from ~110 s)
-	DefaultTrialsMax      = 10
-	DefaultTimeout        = 30 * time.Second
+	DefaultTrials    = 1
+	DefaultDuration  = 10 * time.Second
+	DefaultWarmupMax = 3 * time.Minute // the JVM on one CPU needs about that (issue measurements: steady from ~110 s)
+	DefaultTrialsMax = 10
+	DefaultTimeout   = 30 * time.Second
+	// DefaultIterationsMax caps a level with iterations per user when the
+	// plan sets no duration.
+	DefaultIterationsMax  = 10 * time.Minute
 	DefaultMaxConnections = workloads.DefaultMaxConnections
 	DefaultSKURows        = workloads.DefaultSKURows
 	DefaultSeed           = workloads.DefaultSeed
@@ -133,6 +136,14 @@ type Load struct {
 	Warmup     Duration `yaml:"warmup" json:"warmup"`
 	WarmupAuto bool     `yaml:"-" json:"warmup_auto,omitempty"`
 	WarmupMax  Duration `yaml:"warmup_max" json:"warmup_max,omitempty"`
+	// WarmupRequests warms up with this many requests instead (as
+	// the sources did: "a 1,000-request warm-up"), at the first level's
+	// load, at most WarmupMax; it excludes Warmup.
+	WarmupRequests int `yaml:"warmup_requests" json:"warmup_requests,omitempty"`
+	// Iterations per user (closed model, JMeter's loops): a level ends
+	// when every user has run the scenario this many times, or after
+	// Duration (default DefaultIterationsMax then), whichever comes first.
+	Iterations int      `yaml:"iterations" json:"iterations,omitempty"`
 	ThinkTime  Duration `yaml:"think_time" json:"think_time,omitempty"`
 	Timeout    Duration `yaml:"timeout" json:"timeout"`
 	// MaxInflight bounds concurrent requests in the open model (0: the

@@ -134,6 +134,12 @@ database:
 			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\nfail_if:\n  - p99>200ms\n  - p99>fast\n  - speed<3\n",
 			want: []string{"7: fail_if.1: threshold \"p99>fast\"", "8: fail_if.2: threshold \"speed<3\": unknown metric"},
 		},
+		{
+			// Iterations belong to the closed model; a warm-up is by time or by requests.
+			name: "iterations and warm-up requests",
+			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload:\n  model: open\n  levels: [1]\n  iterations: 5\n  warmup: 10s\n  warmup_requests: 100\n",
+			want: []string{"7: load.iterations: iterations per user apply to the closed model", "9: load.warmup_requests: warmup_requests and warmup exclude"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,6 +168,21 @@ func TestParsePlanFailIf(t *testing.T) {
 	}
 	if len(p.FailIf) != 2 || p.FailIf[1] != "errors>1%" {
 		t.Errorf("FailIf = %q, want the two thresholds in order", p.FailIf)
+	}
+}
+
+// Iterations per user and a request-count warm-up, as the sources' JMeter
+// plans had them: the level's duration becomes a cap, and the automatic
+// warm-up is off.
+func TestParsePlanIterations(t *testing.T) {
+	src := "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload:\n  levels: [100]\n  iterations: 10000\n  warmup_requests: 1000\n"
+	p, err := ParsePlan("p.yaml", []byte(src), testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := p.Load
+	if l.Iterations != 10000 || l.WarmupRequests != 1000 || l.WarmupAuto || time.Duration(l.Duration) != DefaultIterationsMax || time.Duration(l.WarmupMax) != DefaultWarmupMax {
+		t.Errorf("load = %+v, want 10000 iterations, 1000 warm-up requests, no automatic warm-up, duration and warm-up capped by the defaults", l)
 	}
 }
 

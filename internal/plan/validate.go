@@ -92,6 +92,15 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if l.Warmup < 0 || l.ThinkTime < 0 || l.Timeout <= 0 || l.MaxInflight < 0 {
 		add([]string{"load"}, "", "warmup, think_time and max_inflight must not be negative; timeout must be positive")
 	}
+	if l.Iterations < 0 || l.WarmupRequests < 0 {
+		add([]string{"load"}, "", "iterations and warmup_requests must not be negative")
+	}
+	if l.Iterations > 0 && l.Model == "open" {
+		add([]string{"load", "iterations"}, "remove it, or use model: closed", "iterations per user apply to the closed model only")
+	}
+	if l.WarmupRequests > 0 && p.has("load", "warmup") {
+		add([]string{"load", "warmup_requests"}, "keep one of them", "warmup_requests and warmup exclude each other")
+	}
 	if p.Trials < 1 || p.Trials > 100 {
 		add([]string{"trials"}, "or auto", "trials must be between 1 and 100, not %d", p.Trials)
 	}
