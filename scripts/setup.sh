@@ -12,6 +12,10 @@ have mariadbd || have mysqld || need_apt+=(mariadb-server)
 have wrk || need_apt+=(wrk)
 have hey || need_apt+=(hey)
 have chromium || need_apt+=(chromium)
+# showdown images build: podman builds the images, mmdebstrap the Debian
+# base that the Java and Node images sit on (no registry is needed).
+have podman || need_apt+=(podman)
+have mmdebstrap || need_apt+=(mmdebstrap)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_apt+=(postgresql)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
