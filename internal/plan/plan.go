@@ -65,10 +65,35 @@ type Plan struct {
 	// syntax of `showdown attack --fail-if` (load.ThresholdSyntax): any
 	// crossed one makes `showdown run` exit 3.
 	FailIf []string `yaml:"fail_if" json:"fail_if,omitempty"`
+	// Published are the figures a source experiment reported, which the
+	// report sets beside this run's.
+	Published []Published `yaml:"published" json:"published,omitempty"`
 
 	// File is where the plan was read from.
 	File string `yaml:"-" json:"file"`
 	root *yaml.Node
+}
+
+// PublishedMetrics are the metrics a published figure may be compared on
+// (the report's metric keys), and whether more is better.
+var PublishedMetrics = map[string]bool{"throughput": true, "mean_ms": false, "p50_ms": false, "p90_ms": false,
+	"p95_ms": false, "p99_ms": false, "max_ms": false, "error_percent": false, "rss_peak_bytes": false}
+
+// Published is one figure set a source experiment reported, e.g. the 2018
+// bank's mean latency at 4,000 users, and where this run measures the same.
+type Published struct {
+	// Source names the experiment and its setup, e.g. "bank 2018, 4k JMeter users".
+	Source string `yaml:"source" json:"source"`
+	// Workload and Level are this run's cell for the same setup (the
+	// workload defaults to the plan's first).
+	Workload string `yaml:"workload" json:"workload"`
+	Level    int    `yaml:"level" json:"level"`
+	// Metric is one of PublishedMetrics.
+	Metric string `yaml:"metric" json:"metric"`
+	// Figures are the published values by implementation id.
+	Figures map[string]float64 `yaml:"figures" json:"figures"`
+	// Note says what differs from the source's setup.
+	Note string `yaml:"note" json:"note,omitempty"`
 }
 
 // Implementation is a service, optionally as a variant: the same service

@@ -140,6 +140,12 @@ database:
 			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload:\n  model: open\n  levels: [1]\n  iterations: 5\n  warmup: 10s\n  warmup_requests: 100\n",
 			want: []string{"7: load.iterations: iterations per user apply to the closed model", "9: load.warmup_requests: warmup_requests and warmup exclude"},
 		},
+		{
+			// Published figures must name this plan's level, a known metric and its implementations.
+			name: "published",
+			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\npublished:\n  - source: s\n    level: 7\n    metric: speed\n    figures: {go-stdlib: 1, cobol: 2}\n",
+			want: []string{"7: published.0.level: level 7", "8: published.0.metric: unknown metric", "9: published.0.figures: no implementation \"cobol\""},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,6 +154,34 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	if u := d.MySQLURL; u != "" && !strings.HasPrefix(u, "mysql://") {
 		add([]string{"database", "mysql_url"}, "mysql://user:password@host:3306/db", "not a MySQL URL")
+	}
+	for i := range p.Published {
+		pub := &p.Published[i]
+		path := []string{"published", strconv.Itoa(i)}
+		if pub.Workload == "" && len(p.Workloads) > 0 {
+			pub.Workload = p.Workloads[0].Name
+		}
+		known := false
+		for _, w := range p.Workloads {
+			known = known || w.Name == pub.Workload
+		}
+		if !known {
+			add(append(path, "workload"), "one of the plan's workloads", "workload %q is not in the plan", pub.Workload)
+		}
+		if !slices.Contains(l.Levels, pub.Level) {
+			add(append(path, "level"), "one of the plan's load levels", "level %d is not in the plan", pub.Level)
+		}
+		if _, ok := PublishedMetrics[pub.Metric]; !ok {
+			add(append(path, "metric"), "throughput, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, error_percent or rss_peak_bytes", "unknown metric %q", pub.Metric)
+		}
+		if len(pub.Figures) < 2 {
+			add(append(path, "figures"), "e.g. figures: {go-stdlib: 14200, java-spring: 5960}", "a ranking needs at least two figures")
+		}
+		for id := range pub.Figures {
+			if !seen[id] {
+				add(append(path, "figures"), "an implementation id of this plan, e.g. java-spring or go-stdlib+logging", "no implementation %q in the plan", id)
+			}
+		}
 	}
 	for i, e := range p.FailIf {
 		if _, err := load.ParseThreshold(e); err != nil {

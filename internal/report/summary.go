@@ -160,6 +160,8 @@ type Summary struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Warmups are the warm-ups of every service start and workload.
 	Warmups []WarmupRow `json:"warmups,omitempty"`
+	// Published sets the source experiments' figures beside this run's.
+	Published []PublishedRow `json:"published,omitempty"`
 	// Thresholds are the plan's fail_if verdicts, one per level checked.
 	Thresholds []ThresholdRow `json:"thresholds,omitempty"`
 }
@@ -302,6 +304,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
 		wl.Verdicts = verdicts(wl, s.LevelUnit)
 	}
+	s.Published = published(p, byWorkload)
 	return s
 }
 

@@ -220,6 +220,27 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		}
 	}
 	writeWarmups(w, s)
+	if len(s.Published) > 0 {
+		fmt.Fprintf(w, "## Published figures beside ours\n\n| Source | Workload | %s | Metric | Published | Ours (median) | Ranking reproduces | Ratio 1st/2nd published | ours |\n|---|---|--:|---|---|---|---|--:|--:|\n", titleCase(s.LevelUnit))
+		for _, r := range s.Published {
+			var pub, ours []string
+			for _, id := range r.PublishedRanking {
+				pub = append(pub, fmt.Sprintf("%s %g", id, r.Figures[id]))
+				if v, ok := r.Ours[id]; ok {
+					ours = append(ours, fmt.Sprintf("%s %g", id, v))
+				}
+			}
+			pr, or := r.Ratio()
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Source, r.Workload, r.Level, r.Metric, strings.Join(pub, ", "), strings.Join(ours, ", "), r.Reproduces, pr, or)
+		}
+		fmt.Fprintln(w)
+		for _, r := range s.Published {
+			if r.Note != "" {
+				fmt.Fprintf(w, "- %s: %s\n", r.Source, r.Note)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	if len(s.Thresholds) > 0 {
 		fmt.Fprintf(w, "## Thresholds (fail_if)\n\n| Implementation | Workload | %s | Trial | Threshold | Verdict | Value |\n|---|---|--:|--:|---|---|---|\n", titleCase(s.LevelUnit))
 		for _, t := range s.Thresholds {
