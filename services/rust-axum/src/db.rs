@@ -3,7 +3,9 @@
 
 use std::fmt;
 use std::future::Future;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime};
 use tokio_postgres::error::SqlState;
@@ -13,6 +15,38 @@ use tokio_postgres::NoTls;
 /// CONNECT_TIMEOUT bounds opening one database connection, so a database
 /// that is down costs a request at most this much before its 503.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// IDLE_CHECK: when no connection was lent for longer, the next one lent is
+/// pinged first (within IDLE_PING), as pgx and HikariCP check a connection
+/// idle over a second. That is how a hung database (connections open,
+/// nothing answers) gets a 503 in time without cutting slow queries short;
+/// the pool's idle time stands in for the connection's.
+pub const IDLE_CHECK: Duration = Duration::from_secs(1);
+
+/// IDLE_PING bounds that ping.
+pub const IDLE_PING: Duration = Duration::from_secs(1);
+
+/// LastLent is when (ms since the process's first use of it; 0: never) the
+/// pool last lent a connection that answered.
+#[derive(Clone, Default)]
+struct LastLent(Arc<AtomicU64>);
+
+impl LastLent {
+    fn now() -> u64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_millis() as u64 + 1
+    }
+
+    /// stale reports whether the pool lent nothing for over IDLE_CHECK.
+    fn stale(&self) -> bool {
+        let last = self.0.load(Ordering::Relaxed);
+        last != 0 && Self::now().saturating_sub(last) > IDLE_CHECK.as_millis() as u64
+    }
+
+    fn mark(&self) {
+        self.0.store(Self::now(), Ordering::Relaxed);
+    }
+}
 
 /// Limits are the time bounds of database work.
 #[derive(Clone, Copy, Debug)]
@@ -128,6 +162,7 @@ pub async fn bounded<T, E: Into<DbError>>(d: Duration, what: &'static str, fut: 
 #[derive(Clone)]
 pub struct Postgres {
     pool: Pool,
+    lent: LastLent,
     /// limits are the bounds of each request's database work.
     pub limits: Limits,
 }
@@ -161,13 +196,21 @@ impl Postgres {
             .recycle_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(|e| format!("DATABASE_URL: {e}"))?;
-        Ok(Some(Postgres { pool, limits }))
+        Ok(Some(Postgres { pool, lent: LastLent::default(), limits }))
     }
 
     /// acquire borrows a connection, waiting at most limits.acquire, opening
     /// one included.
     pub async fn acquire(&self) -> Result<Object, DbError> {
-        bounded(self.limits.acquire, "no database connection free in time", self.pool.get()).await
+        let c = bounded(self.limits.acquire, "no database connection free in time", self.pool.get()).await?;
+        if self.lent.stale() {
+            if let Err(e) = bounded(IDLE_PING, "ping of an idle connection timed out", c.simple_query("")).await {
+                drop(Object::take(c)); // out of the pool, closed
+                return Err(e);
+            }
+        }
+        self.lent.mark();
+        Ok(c)
     }
 
     /// ping checks that the database answers within d.
@@ -191,6 +234,7 @@ impl Postgres {
 #[derive(Clone)]
 pub struct Mysql {
     pool: mysql_async::Pool,
+    lent: LastLent,
     /// limits are the bounds of each request's database work.
     pub limits: Limits,
 }
@@ -224,13 +268,18 @@ impl Mysql {
             .prefer_socket(false)
             .tcp_nodelay(true)
             .stmt_cache_size(16);
-        Ok(Some(Mysql { pool: mysql_async::Pool::new(opts), limits }))
+        Ok(Some(Mysql { pool: mysql_async::Pool::new(opts), lent: LastLent::default(), limits }))
     }
 
     /// acquire borrows a connection, waiting at most limits.acquire, opening
     /// one included.
     pub async fn acquire(&self) -> Result<mysql_async::Conn, DbError> {
-        bounded(self.limits.acquire, "no database connection free in time", self.pool.get_conn()).await
+        let mut c = bounded(self.limits.acquire, "no database connection free in time", self.pool.get_conn()).await?;
+        if self.lent.stale() {
+            bounded(IDLE_PING, "ping of an idle connection timed out", c.ping()).await?;
+        }
+        self.lent.mark();
+        Ok(c)
     }
 
     /// ping checks that the database answers within d.

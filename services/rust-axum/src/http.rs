@@ -71,12 +71,12 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self {
             ApiError::Status(status, msg) => error_response(status, &msg),
-            ApiError::Db(e) if e.unavailable() => {
-                error_response(StatusCode::SERVICE_UNAVAILABLE, &format!("database unavailable: {e}"))
-            }
+            // The driver's text (address, user and database names, SQL)
+            // stays out of the answer.
+            ApiError::Db(e) if e.unavailable() => error_response(StatusCode::SERVICE_UNAVAILABLE, "database unavailable"),
             ApiError::Db(e) => {
                 tracing::error!(error = %e, "internal error");
-                error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("internal error: {e}"))
+                error_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error (a bug in the service; see its log)")
             }
         }
     }

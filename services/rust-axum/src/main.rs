@@ -261,12 +261,14 @@ fn router(app: App, metrics: Arc<Metrics>) -> Router {
 async fn health(axum::extract::State(app): axum::extract::State<App>) -> Response {
     if let Some(pg) = &app.pg {
         if let Err(e) = pg.ping(PING_TIMEOUT).await {
-            return error_response(StatusCode::SERVICE_UNAVAILABLE, &format!("postgres: {e}"));
+            tracing::warn!(error = %e, "health: postgres ping failed");
+            return error_response(StatusCode::SERVICE_UNAVAILABLE, "postgres unavailable");
         }
     }
     if let Some(my) = &app.my {
         if let Err(e) = my.ping(PING_TIMEOUT).await {
-            return error_response(StatusCode::SERVICE_UNAVAILABLE, &format!("mysql: {e}"));
+            tracing::warn!(error = %e, "health: mysql ping failed");
+            return error_response(StatusCode::SERVICE_UNAVAILABLE, "mysql unavailable");
         }
     }
     #[derive(serde::Serialize)]
