@@ -41,6 +41,13 @@ func TestPublished(t *testing.T) {
 			if !strings.Contains(md.String(), "## Published figures beside ours") || !strings.Contains(md.String(), "| "+tc.want+" |") {
 				t.Errorf("summary.md lacks the published table:\n%s", md.String())
 			}
+			var h bytes.Buffer
+			if err := WriteHTML(&h, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(h.String(), "Published figures beside ours") || !strings.Contains(h.String(), "<b>"+tc.want+"</b>") {
+				t.Errorf("report.html lacks the published table")
+			}
 		})
 	}
 }
