@@ -2,7 +2,6 @@ package load
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,8 +30,7 @@ type conn struct {
 	nc   net.Conn
 	br   *bufio.Reader
 	wbuf []byte
-	body []byte
-	hdr  []byte
+	p    *respParser
 	// reused reports whether nc has already carried a request, so a failure
 	// before any response byte may be retried once on a fresh connection.
 	reused bool
@@ -42,8 +40,8 @@ type conn struct {
 	lastURL, lastAddr, lastHost, lastPath string
 }
 
-func newConn(timeout time.Duration) *conn {
-	return &conn{timeout: timeout, dialer: net.Dialer{Timeout: timeout, KeepAlive: -1}}
+func newConn(timeout time.Duration, lim Limits) *conn {
+	return &conn{timeout: timeout, dialer: net.Dialer{Timeout: timeout, KeepAlive: -1}, p: newRespParser(lim, true)}
 }
 
 // exchange is the outcome of one request on the wire.
@@ -143,27 +141,32 @@ func (c *conn) do(req *Request, resp *Response, x *exchange) error {
 				return err
 			}
 		}
-		retryable := c.reused
+		reused := c.reused
 		x.sent = time.Now()
 		c.setDeadline(x.sent)
 		n, err := c.nc.Write(c.wbuf)
 		x.sentN = n
+		got := 0
 		if err == nil {
-			var got int
-			got, err = c.readResponse(req.Method, resp, x)
-			if got > 0 {
-				retryable = false
+			var done bool
+			got, done, err = c.readResponse(req.Method, resp, x)
+			if done {
+				c.reused = c.nc != nil
+				return err
 			}
-		}
-		if err == nil {
-			c.reused = true
-			return nil
 		}
 		c.close()
 		// The server may close an idle keep-alive connection at any time;
 		// a request that saw no byte of response on a reused connection is
-		// sent again once on a fresh one, as net/http does.
-		if !retryable || attempt > 0 || isTimeout(err) {
+		// sent again once on a fresh one, as net/http does, if it is
+		// idempotent: a POST may have been carried out already.
+		if !reused || got > 0 || isTimeout(err) {
+			return err
+		}
+		if !idempotent(req.Method) {
+			return fmt.Errorf("%w (%v)", errClosedBefore, err)
+		}
+		if attempt > 0 {
 			return err
 		}
 	}
@@ -226,165 +229,69 @@ func appendRequest(b []byte, req *Request, host, path string) []byte {
 	return append(b, req.Body...)
 }
 
-var errMalformed = errors.New("malformed HTTP response")
-
-// readResponse reads one response. It returns how many bytes it consumed,
-// so do can tell whether a failure happened before the response began.
-func (c *conn) readResponse(method string, resp *Response, x *exchange) (int, error) {
-	n := 0
-	line, err := c.readLine()
-	n += len(line)
-	if err != nil {
-		return n, err
-	}
-	// HTTP/1.1 200 OK
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return n, errMalformed
-	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return n, errMalformed
-	}
-	http10 := line[7] == '0'
-	c.hdr = c.hdr[:0]
-	contentLength := int64(-1)
-	chunked, closeAfter := false, http10
-	for {
-		line, err = c.readLine()
-		n += len(line)
-		if err != nil {
-			return n, err
-		}
-		if len(line) <= 2 { // "\r\n"
-			break
-		}
-		c.hdr = append(c.hdr, line...)
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 {
-			continue
-		}
-		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
-		switch {
-		case asciiEqualFold(name, "Content-Length"):
-			contentLength, err = strconv.ParseInt(string(value), 10, 64)
-			if err != nil || contentLength < 0 {
-				return n, errMalformed
-			}
-		case asciiEqualFold(name, "Transfer-Encoding"):
-			chunked = bytes.Contains(bytes.ToLower(value), []byte("chunked"))
-		case asciiEqualFold(name, "Connection"):
-			v := bytes.ToLower(value)
-			if bytes.Contains(v, []byte("close")) {
-				closeAfter = true
-			} else if bytes.Contains(v, []byte("keep-alive")) {
-				closeAfter = false
+// readResponse reads one response with the package's one parser. It
+// returns how many bytes it consumed, so do can tell whether a failure
+// happened before the response began, and whether the response was read
+// to its end (then the connection may carry the next request, even if the
+// response was refused, as one over MaxBody is).
+func (c *conn) readResponse(method string, resp *Response, x *exchange) (n int, done bool, err error) {
+	p := c.p
+	p.reset(method == "HEAD")
+	for !p.done() {
+		if c.br.Buffered() == 0 {
+			if _, rerr := c.br.Peek(1); rerr != nil {
+				if rerr == io.EOF {
+					if done, perr := p.eof(); done {
+						err = perr
+						break // a body without a length ends at close
+					}
+					if p.started() {
+						rerr = io.ErrUnexpectedEOF
+					}
+				}
+				x.recvN += n
+				return n, false, rerr
 			}
 		}
-	}
-	if status/100 == 1 && status != 101 {
-		// Interim response (100 Continue): the real one follows.
-		m, err := c.readResponse(method, resp, x)
-		return n + m, err
-	}
-	c.body = c.body[:0]
-	noBody := method == "HEAD" || status == 204 || status == 304
-	switch {
-	case noBody:
-	case chunked:
-		m, err := c.readChunked()
+		buf, _ := c.br.Peek(c.br.Buffered())
+		m, perr := p.feed(buf)
+		c.br.Discard(m)
 		n += m
-		if err != nil {
-			return n, err
+		if perr != nil {
+			err = perr
+			if !p.done() {
+				x.recvN += n
+				return n, false, err
+			}
 		}
-	case contentLength >= 0:
-		if int64(cap(c.body)) < contentLength {
-			c.body = make([]byte, 0, contentLength)
-		}
-		c.body = c.body[:contentLength]
-		m, err := io.ReadFull(c.br, c.body)
-		n += m
-		if err != nil {
-			return n, err
-		}
-	default:
-		// No length: the body runs until the server closes.
-		buf := bytes.NewBuffer(c.body)
-		m, err := buf.ReadFrom(c.br)
-		n += int(m)
-		c.body = buf.Bytes()
-		if err != nil {
-			return n, err
-		}
-		closeAfter = true
 	}
 	x.recvN += n
-	x.status = status
-	resp.Status = status
-	resp.RawHeader = c.hdr
-	resp.Body = c.body
-	if closeAfter {
+	x.status = p.status
+	resp.Status = p.status
+	resp.RawHeader = p.hdr
+	resp.Body = p.body
+	// Bytes after the response were not asked for: whatever they are, the
+	// connection can no longer be trusted to match responses to requests.
+	if p.closeAfter || c.br.Buffered() > 0 {
 		c.close()
 	}
-	return n, nil
+	return n, true, err
 }
 
-func (c *conn) readLine() ([]byte, error) {
-	line, err := c.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		return line, errors.New("HTTP response header line too long")
+// idempotent reports whether a request with method may be sent again when
+// a reused connection died before any byte of its response (RFC 9110,
+// 9.2.2, as net/http does): the server may have acted on it already.
+func idempotent(method string) bool {
+	switch method {
+	case "", "GET", "HEAD", "OPTIONS", "PUT", "DELETE":
+		return true
 	}
-	if err == io.EOF && len(line) == 0 {
-		return nil, io.EOF
-	}
-	if err == io.EOF {
-		return line, io.ErrUnexpectedEOF
-	}
-	return line, err
+	return false
 }
 
-func (c *conn) readChunked() (int, error) {
-	n := 0
-	for {
-		line, err := c.readLine()
-		n += len(line)
-		if err != nil {
-			return n, err
-		}
-		sz := bytes.TrimSpace(line)
-		if i := bytes.IndexByte(sz, ';'); i >= 0 {
-			sz = sz[:i]
-		}
-		size, err := strconv.ParseInt(string(sz), 16, 64)
-		if err != nil || size < 0 {
-			return n, errMalformed
-		}
-		if size == 0 {
-			// Trailers, then an empty line.
-			for {
-				line, err = c.readLine()
-				n += len(line)
-				if err != nil {
-					return n, err
-				}
-				if len(line) <= 2 {
-					return n, nil
-				}
-			}
-		}
-		start := len(c.body)
-		c.body = append(c.body, make([]byte, size)...)
-		m, err := io.ReadFull(c.br, c.body[start:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-		line, err = c.readLine()
-		n += len(line)
-		if err != nil {
-			return n, err
-		}
-	}
-}
+// errClosedBefore is a non-idempotent request on a reused connection that
+// the server closed before answering: it is not sent again.
+var errClosedBefore = errors.New(ReasonClosedBeforeResponse)
 
 func isTimeout(err error) bool {
 	var ne net.Error
@@ -393,11 +300,14 @@ func isTimeout(err error) bool {
 
 // Transport error reasons, as counted in results.
 const (
-	ReasonTimeout   = "timeout"
-	ReasonRefused   = "connection refused"
-	ReasonReset     = "connection reset"
-	ReasonClosed    = "connection closed by server"
-	ReasonMalformed = "malformed response"
+	ReasonTimeout = "timeout"
+	ReasonRefused = "connection refused"
+	ReasonReset   = "connection reset"
+	ReasonClosed  = "connection closed by server"
+	// ReasonClosedBeforeResponse is a request that is not idempotent
+	// (POST, PATCH) on a reused connection the server closed before any
+	// byte of the response: it is not retried, as it may have been done.
+	ReasonClosedBeforeResponse = "connection closed before the response"
 )
 
 // transportReason maps a transport error to a low-cardinality reason.
@@ -405,14 +315,18 @@ func transportReason(err error) string {
 	switch {
 	case isTimeout(err):
 		return ReasonTimeout
+	case errors.Is(err, errClosedBefore):
+		return ReasonClosedBeforeResponse
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return ReasonRefused
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return ReasonReset
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return ReasonClosed
-	case errors.Is(err, errMalformed):
-		return ReasonMalformed
+	}
+	var pe *parseError
+	if errors.As(err, &pe) {
+		return pe.reason
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) && oe.Err != nil {

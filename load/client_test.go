@@ -34,7 +34,7 @@ func TestClientBodies(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := newConn(5 * time.Second)
+	c := newConn(5*time.Second, Limits{})
 	defer c.close()
 	tests := []struct {
 		method, path, body string
@@ -107,7 +107,7 @@ func TestClientBodyUntilClose(t *testing.T) {
 		readRequest(c, bufio.NewReader(c))
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it")
 	})
-	c := newConn(5 * time.Second)
+	c := newConn(5*time.Second, Limits{})
 	var resp Response
 	var x exchange
 	if err := c.do(&Request{Method: "GET", URL: url + "/"}, &resp, &x); err != nil {
@@ -125,7 +125,7 @@ func TestClientReconnectsAfterServerCloses(t *testing.T) {
 		readRequest(c, bufio.NewReader(c))
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n%d", n%10)
 	})
-	c := newConn(5 * time.Second)
+	c := newConn(5*time.Second, Limits{})
 	defer c.close()
 	for i := 1; i <= 3; i++ {
 		var resp Response
@@ -159,13 +159,13 @@ func TestClientErrors(t *testing.T) {
 	tests := []struct {
 		url, want string
 	}{
-		{slow + "/", ReasonTimeout},      // no answer within the timeout
-		{refused + "/", ReasonRefused},   // nobody listening
-		{reset + "/", ReasonReset},       // the server resets the connection
-		{garbage + "/", ReasonMalformed}, // not HTTP
+		{slow + "/", ReasonTimeout},       // no answer within the timeout
+		{refused + "/", ReasonRefused},    // nobody listening
+		{reset + "/", ReasonReset},        // the server resets the connection
+		{garbage + "/", ReasonStatusLine}, // not HTTP
 	}
 	for _, tt := range tests {
-		c := newConn(200 * time.Millisecond)
+		c := newConn(200*time.Millisecond, Limits{})
 		var resp Response
 		var x exchange
 		err := c.do(&Request{Method: "GET", URL: tt.url}, &resp, &x)

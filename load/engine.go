@@ -20,6 +20,7 @@ type Attacker struct {
 	progress      func(Progress)
 	lateAfter     time.Duration
 	optionsRecord map[string]string
+	limits        Limits
 
 	// noTick disables the tick engine (tests compare both engines).
 	noTick bool
@@ -59,6 +60,9 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 	}
 	if a.maxInflight <= 0 {
 		return nil, errors.New("max-inflight: must be > 0")
+	}
+	if errs := a.limits.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if a.shard.Count < 1 {
 		a.shard = Shard{1, 1}
@@ -128,7 +132,7 @@ type run struct {
 }
 
 func (r *run) newConn() *conn {
-	c := newConn(r.a.timeout)
+	c := newConn(r.a.timeout, r.a.limits)
 	r.connMu.Lock()
 	if r.conns == nil {
 		r.conns = map[*conn]struct{}{}

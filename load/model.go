@@ -229,3 +229,7 @@ func WithOptionsRecord(m map[string]string) Option {
 // goroutine-per-connection engine instead of the tick engine (tick.go), to
 // compare the two or to rule the tick engine out when diagnosing.
 func WithoutTickEngine() Option { return func(a *Attacker) { a.noTick = true } }
+
+// WithLimits bounds what the engine accepts in a response (header size
+// and count, chunk and body size); zero fields keep their Default* values.
+func WithLimits(l Limits) Option { return func(a *Attacker) { a.limits = l } }

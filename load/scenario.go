@@ -52,11 +52,9 @@ func (r *Response) Header(name string) string {
 		} else {
 			h = nil
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 || !asciiEqualFold(bytes.TrimSpace(line[:colon]), name) {
-			continue
+		if n, value, ok := headerField(line); ok && asciiEqualFold(n, name) {
+			return string(value)
 		}
-		return string(bytes.TrimSpace(line[colon+1:]))
 	}
 	return ""
 }

@@ -3,11 +3,9 @@
 package load
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
-	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -40,7 +38,8 @@ type tconn struct {
 	wantOut    bool // registered for EPOLLOUT
 	listed     bool // in tickEngine.conns
 	wrote      int
-	buf        []byte
+	got        int // response bytes received for the request in flight
+	p          *respParser
 	ticket     int64
 	due, sent  time.Time
 	arrived    time.Time
@@ -59,6 +58,9 @@ type tickEngine struct {
 	oob     []byte
 	timeout time.Duration
 	head    bool // HEAD requests: responses have no body
+	// retry: the request may be sent again when a reused connection dies
+	// before any byte of its response (it is idempotent).
+	retry bool
 	// ep is the engine's own epoll instance (not the runtime's): it is
 	// asked, without blocking, which sockets have news at each tick, so a
 	// tick costs one epoll_wait however many requests are in flight.
@@ -100,6 +102,7 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 	targetUser{t}.Request(0, 0, &req)
 	e.wreq = appendRequest(nil, &req, host, path)
 	e.head = req.Method == "HEAD"
+	e.retry = idempotent(req.Method)
 	return e
 }
 
@@ -169,7 +172,7 @@ func (e *tickEngine) conn() *tconn {
 	if len(e.conns) >= e.r.a.maxInflight {
 		return nil
 	}
-	return &tconn{fd: -1}
+	return &tconn{fd: -1, p: newRespParser(e.r.a.limits, false)}
 }
 
 func (e *tickEngine) dial(c *tconn) error {
@@ -185,7 +188,8 @@ func (e *tickEngine) dial(c *tconn) error {
 		return err
 	}
 	c.fd, c.connecting, c.reused, c.wrote, c.dead = fd, err == syscall.EINPROGRESS, false, 0, false
-	c.buf = c.buf[:0]
+	c.got = 0
+	c.p.reset(e.head)
 	c.wantOut = true
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: int32(fd)}
 	if err := unix.EpollCtl(e.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
@@ -236,6 +240,8 @@ func (e *tickEngine) start(c *tconn, n int64, now time.Time) {
 	}
 	c.ticket, c.due, c.sent, c.busy, c.retried = n, due, now, true, false
 	c.arrived = time.Time{}
+	c.got = 0
+	c.p.reset(e.head)
 	if c.fd < 0 {
 		if err := e.dial(c); err != nil {
 			e.fail(c, now, err)
@@ -333,7 +339,7 @@ func (e *tickEngine) poll(now time.Time, waitMs int) {
 	e.conns = e.conns[:0]
 	for _, c := range busy {
 		if c.busy && now.Sub(c.sent) > e.timeout {
-			e.finish(c, now, 0, 0, ReasonTimeout, true)
+			e.finish(c, now, c.got, 0, ReasonTimeout, true)
 		}
 		if c.busy && !c.listed {
 			c.listed = true
@@ -366,23 +372,23 @@ func (e *tickEngine) read(c *tconn, now time.Time) {
 		}
 		if n == 0 {
 			// The server closed: a response without a length ends here.
-			if len(c.buf) > 0 {
-				if m, status, _, ok, _ := parseBuffered(c.buf, true, e.head); ok {
-					e.complete(c, now, m, status, true)
-					return
-				}
+			if done, perr := c.p.eof(); done {
+				e.complete(c, now, perr, true)
+				return
 			}
 			e.broken(c, now, errEOF)
 			return
 		}
-		c.buf = append(c.buf, e.rbuf[:n]...)
-		m, status, closeAfter, ok, perr := parseBuffered(c.buf, false, e.head)
-		if perr != nil {
-			e.finish(c, now, len(c.buf), 0, ReasonMalformed, true)
+		c.got += n
+		used, err := c.p.feed(e.rbuf[:n])
+		if c.p.done() {
+			// Bytes after the response were not asked for: the connection
+			// can no longer be trusted to match responses to requests.
+			e.complete(c, now, err, c.p.closeAfter || used < n)
 			return
 		}
-		if ok {
-			e.complete(c, now, m, status, closeAfter)
+		if err != nil {
+			e.finish(c, now, c.got, 0, transportReason(err), true)
 			return
 		}
 	}
@@ -390,10 +396,15 @@ func (e *tickEngine) read(c *tconn, now time.Time) {
 
 var errEOF = errors.New("EOF")
 
-// broken handles a connection that failed: a request on a reused
-// connection that saw no response byte is sent again once on a new one.
+// broken handles a connection that failed: an idempotent request on a
+// reused connection that saw no response byte is sent again once on a new
+// one; any other is reported (a POST as ReasonClosedBeforeResponse).
 func (e *tickEngine) broken(c *tconn, now time.Time, err error) {
-	if c.reused && len(c.buf) == 0 && !c.retried {
+	if c.reused && c.got == 0 && !c.retried {
+		if !e.retry {
+			e.finish(c, now, 0, 0, ReasonClosedBeforeResponse, true)
+			return
+		}
 		e.closeFD(c)
 		c.retried = true
 		if derr := e.dial(c); derr != nil {
@@ -414,21 +425,26 @@ func (e *tickEngine) fail(c *tconn, now time.Time, err error) {
 	if err != errEOF {
 		reason = transportReason(err)
 	}
-	e.finish(c, now, len(c.buf), 0, reason, true)
+	e.finish(c, now, c.got, 0, reason, true)
 }
 
-func (e *tickEngine) complete(c *tconn, now time.Time, n, status int, closeAfter bool) {
+// complete records a response read to its end; perr is a refusal of it
+// (ReasonBodyTooLarge) that leaves the connection usable.
+func (e *tickEngine) complete(c *tconn, now time.Time, perr error, closeAfter bool) {
+	status := c.p.status
 	reason := ""
-	if status < 200 || status > 299 {
+	switch {
+	case perr != nil:
+		reason = transportReason(perr)
+	case status < 200 || status > 299:
 		reason = "status " + itoa(status)
 	}
 	done := c.arrived
 	if done.IsZero() || done.After(now) || done.Before(c.sent) {
 		done = now
 	}
-	c.buf = c.buf[:copy(c.buf, c.buf[n:])]
 	c.arrived = done
-	e.finish(c, done, n, status, reason, closeAfter)
+	e.finish(c, done, c.got, status, reason, closeAfter)
 }
 
 // finish records the sample of c and frees c.
@@ -468,103 +484,6 @@ func kernelTime(oob []byte) (time.Time, bool) {
 		oob = oob[next:]
 	}
 	return time.Time{}, false
-}
-
-// parseBuffered checks whether b starts with a complete response. atEOF
-// means the server closed, which completes a response without a length;
-// head means the request was HEAD, whose response has no body.
-// It returns the response's length, status and whether the server will
-// close the connection.
-func parseBuffered(b []byte, atEOF, head bool) (n, status int, closeAfter, ok bool, err error) {
-	end := bytes.Index(b, []byte("\r\n\r\n"))
-	if end < 0 {
-		if len(b) > 64<<10 {
-			return 0, 0, false, false, errMalformed
-		}
-		return 0, 0, false, false, nil
-	}
-	hdr := b[:end+2]
-	body := end + 4
-	line, rest, _ := bytes.Cut(hdr, []byte("\r\n"))
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return 0, 0, false, false, errMalformed
-	}
-	status, e := strconv.Atoi(string(line[9:12]))
-	if e != nil {
-		return 0, 0, false, false, errMalformed
-	}
-	closeAfter = line[7] == '0'
-	length, chunked := -1, false
-	for len(rest) > 0 {
-		var h []byte
-		h, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, value, found := bytes.Cut(h, []byte(":"))
-		if !found {
-			continue
-		}
-		value = bytes.TrimSpace(value)
-		switch {
-		case asciiEqualFold(bytes.TrimSpace(name), "Content-Length"):
-			length, e = strconv.Atoi(string(value))
-			if e != nil || length < 0 {
-				return 0, 0, false, false, errMalformed
-			}
-		case asciiEqualFold(bytes.TrimSpace(name), "Transfer-Encoding"):
-			chunked = bytes.Contains(bytes.ToLower(value), []byte("chunked"))
-		case asciiEqualFold(bytes.TrimSpace(name), "Connection"):
-			v := bytes.ToLower(value)
-			if bytes.Contains(v, []byte("close")) {
-				closeAfter = true
-			} else if bytes.Contains(v, []byte("keep-alive")) {
-				closeAfter = false
-			}
-		}
-	}
-	switch {
-	case head || status == 204 || status == 304 || status/100 == 1:
-		return body, status, closeAfter, true, nil
-	case chunked:
-		i := body
-		for {
-			j := bytes.Index(b[i:], []byte("\r\n"))
-			if j < 0 {
-				return 0, 0, false, false, nil
-			}
-			sz := b[i : i+j]
-			if k := bytes.IndexByte(sz, ';'); k >= 0 {
-				sz = sz[:k]
-			}
-			size, e := strconv.ParseInt(string(bytes.TrimSpace(sz)), 16, 64)
-			if e != nil || size < 0 {
-				return 0, 0, false, false, errMalformed
-			}
-			i += j + 2
-			if size == 0 {
-				// Trailers end with an empty line.
-				t := bytes.Index(b[i:], []byte("\r\n\r\n"))
-				if bytes.HasPrefix(b[i:], []byte("\r\n")) {
-					return i + 2, status, closeAfter, true, nil
-				}
-				if t < 0 {
-					return 0, 0, false, false, nil
-				}
-				return i + t + 4, status, closeAfter, true, nil
-			}
-			if len(b) < i+int(size)+2 {
-				return 0, 0, false, false, nil
-			}
-			i += int(size) + 2
-		}
-	case length >= 0:
-		if len(b) < body+length {
-			return 0, 0, false, false, nil
-		}
-		return body + length, status, closeAfter, true, nil
-	}
-	if atEOF {
-		return len(b), status, true, true, nil
-	}
-	return 0, 0, false, false, nil
 }
 
 func closeEpoll(e *tickEngine) { syscall.Close(e.ep) }

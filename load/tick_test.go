@@ -13,46 +13,6 @@ import (
 	"time"
 )
 
-func TestParseBuffered(t *testing.T) {
-	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
-	const chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
-	tests := []struct {
-		in       string
-		atEOF    bool
-		n        int
-		status   int
-		close    bool
-		complete bool
-		bad      bool
-	}{
-		{ok, false, len(ok), 200, false, true, false},                                                           // complete with Content-Length
-		{ok[:len(ok)-1], false, 0, 0, false, false, false},                                                      // body still arriving
-		{ok[:20], false, 0, 0, false, false, false},                                                             // header still arriving
-		{chunked, false, len(chunked), 200, false, true, false},                                                 // complete chunked body
-		{chunked[:len(chunked)-2], false, 0, 0, false, false, false},                                            // last chunk not ended
-		{"HTTP/1.1 204 No Content\r\n\r\n", false, 27, 204, false, true, false},                                 // no body by status
-		{"HTTP/1.1 503 X\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false, 56, 503, true, true, false}, // close announced
-		{"HTTP/1.0 200 OK\r\n\r\nuntil close", false, 0, 0, false, false, false},                                // no length: wait for EOF
-		{"HTTP/1.0 200 OK\r\n\r\nuntil close", true, 30, 200, true, true, false},                                // and complete at EOF
-		{"SMTP ready\r\n\r\n", false, 0, 0, false, false, true},                                                 // not HTTP
-	}
-	for _, tt := range tests {
-		n, status, closeAfter, complete, err := parseBuffered([]byte(tt.in), tt.atEOF, false)
-		if (err != nil) != tt.bad || n != tt.n || status != tt.status || closeAfter != tt.close || complete != tt.complete {
-			t.Errorf("parseBuffered(%q, %v) = %d, %d, close %v, complete %v, %v; want %d, %d, %v, %v, bad %v",
-				tt.in, tt.atEOF, n, status, closeAfter, complete, err, tt.n, tt.status, tt.close, tt.complete, tt.bad)
-		}
-	}
-}
-
-func TestParseBufferedHead(t *testing.T) {
-	// A HEAD response announces a length but carries no body.
-	in := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
-	if n, status, _, ok, err := parseBuffered([]byte(in), false, true); n != len(in) || status != 200 || !ok || err != nil {
-		t.Errorf("HEAD: %d, %d, complete %v, %v; want %d, 200, complete", n, status, ok, err, len(in))
-	}
-}
-
 // TestEnginesAgree runs the same open-model attacks on the tick engine and
 // on the goroutine engine against awkward targets.
 func TestEnginesAgree(t *testing.T) {

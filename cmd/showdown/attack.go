@@ -51,6 +51,9 @@ type attackFlags struct {
 	timeout                time.Duration
 	shard                  string
 	out                    string
+	force                  bool
+	maxBody, maxHeaderSize sizeFlag
+	maxHeaders             int
 	latency                bool
 	failIf                 stringList
 }
@@ -74,7 +77,12 @@ func (f *attackFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.warmup, "warmup", "", "uncounted warm-up: `requests` (1000) or time (10s)")
 	fs.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout")
 	fs.StringVar(&f.shard, "shard", "", "run part `i/N` of the load (merge results with 'showdown merge')")
-	fs.StringVar(&f.out, "out", "", "write summary.json, timeseries.csv and .hlog files to `dir`")
+	fs.StringVar(&f.out, "out", "", "write summary.json, timeseries.csv and .hlog files to `dir` (new or empty)")
+	fs.BoolVar(&f.force, "force", false, "let --out write into a folder that is not empty")
+	f.maxBody, f.maxHeaderSize = load.DefaultMaxBody, load.DefaultMaxHeaderBytes
+	fs.Var(&f.maxBody, "max-body", "largest response body `size` accepted (e.g. 64MiB); a longer one is read, discarded and counted as an error")
+	fs.Var(&f.maxHeaderSize, "max-header-bytes", "largest response header block `size` accepted")
+	fs.IntVar(&f.maxHeaders, "max-headers", load.DefaultMaxHeaders, "most response header fields accepted")
 	fs.BoolVar(&f.latency, "latency", false, "print the detailed latency percentile spectrum")
 	fs.Var(&f.failIf, "fail-if", "fail (exit 3) when `condition` holds, e.g. 'p99>200ms' (repeatable)")
 }
@@ -214,6 +222,20 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 		errs = append(errs, fmt.Errorf("--%w", err))
 	}
 	p.opts = append(p.opts, load.Timeout(f.timeout), load.MaxInflight(f.maxInflight), load.WithWarmup(w))
+	lim := load.Limits{MaxBody: int64(f.maxBody), MaxHeaderBytes: int(f.maxHeaderSize), MaxHeaders: f.maxHeaders}
+	if f.maxBody <= 0 || f.maxHeaderSize <= 0 || f.maxHeaders <= 0 {
+		errs = append(errs, errors.New("--max-body, --max-header-bytes and --max-headers: must be > 0"))
+	} else {
+		for _, e := range lim.Validate() {
+			errs = append(errs, fmt.Errorf("--%w", e))
+		}
+	}
+	p.opts = append(p.opts, load.WithLimits(lim))
+	if f.out != "" && !f.force {
+		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
+			errs = append(errs, fmt.Errorf("--out %s: the folder is not empty (%d entries); choose another, or add --force to write into it", f.out, len(entries)))
+		}
+	}
 	if f.shard != "" {
 		s, err := load.ParseShard(f.shard)
 		if err != nil {
@@ -355,4 +377,18 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 	return pos, nil
+}
+
+// sizeFlag is a flag holding a size in bytes ("64KiB", "8MiB").
+type sizeFlag int64
+
+func (s *sizeFlag) String() string { return load.FormatSize(int64(*s)) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := load.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
 }

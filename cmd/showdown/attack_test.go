@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -193,5 +196,139 @@ func TestAttackScenario(t *testing.T) {
 	st, _, errb = testState(context.Background())
 	if code := run(st, []string{"attack", "--scenario", bad, "--users", "1", "--iterations", "1"}); code != exitUsage || !strings.Contains(errb.String(), "bad.yaml:") {
 		t.Errorf("bad scenario: exit %d, stderr %s", code, errb)
+	}
+}
+
+// hostileServer starts the load package's copy of the project's hostile
+// HTTP server (load/testdata/hostile-server.py) in mode on a free port.
+func hostileServer(t *testing.T, mode string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command("python3", "../../load/testdata/hostile-server.py", fmt.Sprint(port), mode)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal("the hostile server needs python3: ", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "hostile server on") {
+		t.Fatalf("hostile server %s did not start: %q, %v", mode, line, err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d/", port)
+}
+
+// TestAttackHostile runs showdown attack against every misbehaviour of the
+// hostile server: each run ends normally, writes its results, and names
+// the reason of its errors there.
+func TestAttackHostile(t *testing.T) {
+	tests := []struct {
+		mode   string
+		args   []string // model flags
+		reason string   // of every sample, or "" for none
+	}{
+		{"chunk-overflow", []string{"--rate", "20", "--duration", "300ms"}, load.ReasonChunkTooLarge}, // chunk size 7fffffffffffffff
+		{"huge-length", []string{"--users", "2", "--iterations", "2"}, load.ReasonTimeout},            // Content-Length 99999999999, 3 bytes sent
+		{"header-flood", []string{"--rate", "20", "--duration", "300ms"}, load.ReasonTooManyHeaders},  // 200,000 header fields
+		{"long-line", []string{"--users", "2", "--iterations", "2"}, load.ReasonLineTooLong},          // a 1 MiB line
+		{"early-hints", []string{"--rate", "20", "--duration", "300ms"}, ""},                          // 103 then 200
+		{"garbage", []string{"--users", "2", "--iterations", "2"}, load.ReasonStatusLine},             // not HTTP
+		{"close-early", []string{"--rate", "20", "--duration", "300ms"}, load.ReasonClosed},           // no answer
+		{"slow-body", []string{"--rate", "20", "--duration", "300ms"}, load.ReasonTimeout},            // a byte a second
+		{"bad-chunk", []string{"--users", "2", "--iterations", "2"}, load.ReasonChunkSize},            // chunk size not hex
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			url := hostileServer(t, tt.mode)
+			dir := t.TempDir()
+			st, out, errb := testState(context.Background())
+			args := append([]string{"attack", "--timeout", "400ms", "--out", dir, url}, tt.args...)
+			if code := run(st, args); code != exitOK {
+				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errb)
+			}
+			s, err := load.ReadSummary(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tot := s.Total
+			switch {
+			case tot.Samples == 0:
+				t.Errorf("no samples")
+			case tt.reason == "" && tot.Errors != 0:
+				t.Errorf("errors %+v", tot.Reasons)
+			case tt.reason != "" && (len(tot.Reasons) != 1 || tot.Reasons[0].Reason != tt.reason || tot.Errors != tot.Samples):
+				t.Errorf("reasons %+v of %d samples, want all %q", tot.Reasons, tot.Samples, tt.reason)
+			}
+			if tt.reason != "" && !strings.Contains(out.String(), tt.reason) {
+				t.Errorf("the printed summary does not name %q:\n%s", tt.reason, out)
+			}
+		})
+	}
+}
+
+func TestAttackLimitFlags(t *testing.T) {
+	big := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(make([]byte, 3<<10))
+	}))
+	defer big.Close()
+	tests := []struct {
+		flags  []string
+		reason string // of every sample, or ""
+	}{
+		{nil, ""}, // 3 KiB is within the default
+		{[]string{"--max-body", "2KiB"}, load.ReasonBodyTooLarge},         // refused, read and counted
+		{[]string{"--max-headers", "1"}, load.ReasonTooManyHeaders},       // the server sends 3 fields
+		{[]string{"--max-header-bytes", "64"}, load.ReasonHeaderTooLarge}, // and more than 64 bytes of them
+	}
+	for _, tt := range tests {
+		st, out, errb := testState(context.Background())
+		dir := t.TempDir()
+		args := append([]string{"attack", "--users", "1", "--iterations", "3", "--out", dir, big.URL}, tt.flags...)
+		if code := run(st, args); code != exitOK {
+			t.Fatalf("%v: exit %d\nstdout %s\nstderr %s", tt.flags, code, out, errb)
+		}
+		s, err := load.ReadSummary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tot := s.Total; (tt.reason == "" && tot.Errors != 0) || (tt.reason != "" && (tot.Errors != 3 || tot.Reasons[0].Reason != tt.reason)) {
+			t.Errorf("%v: %d errors %+v, want reason %q", tt.flags, tot.Errors, tot.Reasons, tt.reason)
+		}
+	}
+	st, _, errb := testState(context.Background())
+	if code := run(st, []string{"attack", "--users", "1", "--iterations", "1", "--max-body", "lots", big.URL}); code != exitUsage || !strings.Contains(errb.String(), "8MiB") {
+		t.Errorf("--max-body lots: exit %d, stderr %s; want a usage error with an example", code, errb)
+	}
+}
+
+// TestAttackOutNotEmpty: --out refuses a folder that holds anything,
+// unless --force.
+func TestAttackOutNotEmpty(t *testing.T) {
+	srv := hello(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "precious.txt"), []byte("x"), 0o644)
+	st, _, errb := testState(context.Background())
+	if code := run(st, []string{"attack", "--users", "1", "--iterations", "1", "--out", dir, srv.URL}); code != exitUsage || !strings.Contains(errb.String(), "--force") {
+		t.Errorf("non-empty --out: exit %d, stderr %s; want a usage error naming --force", code, errb)
+	}
+	if _, err := os.Stat(filepath.Join(dir, load.SummaryFile)); err == nil {
+		t.Error("results were written into the non-empty folder")
+	}
+	st, _, errb = testState(context.Background())
+	if code := run(st, []string{"attack", "--users", "1", "--iterations", "1", "--out", dir, "--force", srv.URL}); code != exitOK {
+		t.Fatalf("--force: exit %d, stderr %s", code, errb)
+	}
+	if _, err := os.Stat(filepath.Join(dir, load.SummaryFile)); err != nil {
+		t.Errorf("--force: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "precious.txt")); err != nil {
+		t.Errorf("--force removed other files: %v", err)
 	}
 }
