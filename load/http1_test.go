@@ -98,7 +98,7 @@ func TestRespParser(t *testing.T) {
 		{"big header", small, "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Aaaaaaaaaaaa: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\r\n", 3) + "\r\n", false, false, parsed{0, false, 0, false, "", ReasonHeaderTooLarge}}, // block cap
 		{"big chunk", small, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n11\r\n", false, false, parsed{51, false, 0, false, "", ReasonChunkTooLarge}},                                             // 17 > 16
 		{"big body", small, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n123456789", false, false, parsed{47, true, 200, false, "", ReasonBodyTooLarge}},                                                    // read to its end, refused
-		{"big body until close", small, "HTTP/1.1 200 OK\r\n\r\n123456789", true, false, parsed{28, true, 200, true, "", ReasonBodyTooLarge}}, // refused at EOF
+		{"big body until close", small, "HTTP/1.1 200 OK\r\n\r\n123456789", true, false, parsed{28, true, 200, true, "", ReasonBodyTooLarge}},                                                               // refused at EOF
 		{"big chunked body", small, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n12345\r\n5\r\n67890\r\n0\r\n\r\n", false, false, parsed{72, true, 200, false, "", ReasonBodyTooLarge}},       // over several chunks
 	}
 	for _, tt := range tests {
