@@ -216,9 +216,9 @@ type worker struct {
 	warm bool
 }
 
-func (w *worker) record(step int, lat, svc time.Duration, sent, recv int, reason string) {
+func (w *worker) record(step int, lat, svc, late time.Duration, sent, recv int, reason string) {
 	if !w.warm {
-		w.r.rec.record(step, lat, svc, sent, recv, reason)
+		w.r.rec.record(step, lat, svc, late, sent, recv, reason)
 	}
 }
 
@@ -232,22 +232,22 @@ func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Dura
 	for step := range w.r.steps {
 		w.req.Reset()
 		if err := u.Request(iter, step, &w.req); err != nil {
-			w.record(step, 0, 0, 0, 0, "request: "+err.Error())
+			w.record(step, 0, 0, noLateness, 0, 0, "request: "+err.Error())
 			return false
 		}
 		var x exchange
 		err := w.c.do(&w.req, &w.resp, &x)
 		done := time.Now()
-		start := x.sent
+		start, late := x.sent, noLateness
 		if step == 0 && !due.IsZero() {
-			start = due
+			start, late = due, x.sent.Sub(due)
 		}
 		lat, svc := done.Sub(start), done.Sub(x.sent)
 		if err != nil {
 			if w.r.aborted() {
 				return false
 			}
-			w.record(step, lat, svc, x.sentN, x.recvN, transportReason(err))
+			w.record(step, lat, svc, late, x.sentN, x.recvN, transportReason(err))
 			return x.dialFail
 		}
 		reason := ""
@@ -262,7 +262,7 @@ func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Dura
 				reason = cerr.Error()
 			}
 		}
-		w.record(step, lat, svc, x.sentN, x.recvN, reason)
+		w.record(step, lat, svc, late, x.sentN, x.recvN, reason)
 		if reason != "" {
 			return false
 		}

@@ -55,6 +55,11 @@ func TestOpenModel(t *testing.T) {
 	if n != s.Total.Samples {
 		t.Errorf("intervals hold %d requests, want %d", n, s.Total.Samples)
 	}
+	// Every request was sent on a due time: its lateness is recorded, and
+	// is part of its latency.
+	if h := res.Lateness(); h == nil || h.TotalCount() != s.Total.Samples || s.Lateness.Max > s.Total.Latency.Max {
+		t.Errorf("lateness %+v of %v samples, latency %+v", s.Lateness, h, s.Total.Latency)
+	}
 }
 
 // stepScenario is a two-step scenario: "list" GETs /x, "fail" GETs /fail
@@ -247,8 +252,14 @@ func TestHlogRoundTrip(t *testing.T) {
 		t.Errorf("read back %d samples, %d in histogram, %d intervals; want %d, %d", back.Summary.Total.Samples,
 			back.Latency("").TotalCount(), len(back.Intervals), s.Total.Samples, len(res.Intervals))
 	}
+	if back.Lateness() != nil || res.Lateness() != nil || s.Lateness != (Stats{}) {
+		t.Errorf("a closed-model run recorded send lateness %+v", s.Lateness)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LatenessLogFile)); err == nil {
+		t.Errorf("a closed-model run wrote %s", LatenessLogFile)
+	}
 	csv, _ := os.ReadFile(filepath.Join(dir, TimeseriesFile))
-	if !strings.HasPrefix(string(csv), strings.Join(TimeseriesHeader, ",")+"\n") {
+	if !strings.HasPrefix(string(csv), strings.Join(TimeseriesHeader, ",")+","+strings.Join(LatenessColumns, ",")+"\n") {
 		t.Errorf("timeseries.csv starts %q", strings.SplitN(string(csv), "\n", 2)[0])
 	}
 }
@@ -314,6 +325,16 @@ func TestShardsMerge(t *testing.T) {
 		}
 		if n != g.Total.Samples {
 			t.Errorf("%T: merged intervals hold %d, want %d", m, n, g.Total.Samples)
+		}
+		// Lateness is recorded for each iteration's first step (open
+		// model) and survives the files and the merge.
+		if _, open := m.(OpenModel); open {
+			if h := merged.Lateness(); h == nil || h.TotalCount() != g.Labels[0].Samples || g.Lateness.P99 == 0 {
+				t.Errorf("merged lateness %+v in %v, want %d samples", g.Lateness, h, g.Labels[0].Samples)
+			}
+			if parts[0].Intervals[0].Lateness == "" || parts[0].Intervals[0].LatenessP99 == 0 {
+				t.Errorf("interval lateness not read back: %+v", parts[0].Intervals[0])
+			}
 		}
 		if cm, ok := m.(ClosedModel); ok && g.Users != cm.Users {
 			t.Errorf("merged users %d, want %d", g.Users, cm.Users)

@@ -21,10 +21,17 @@ const (
 	TimeseriesFile = "timeseries.csv"
 	LatencyLogFile = "latency.hlog"
 	ServiceLogFile = "service.hlog"
+	// LatenessLogFile holds the open model's send lateness (tag total);
+	// it is not written for the closed model.
+	LatenessLogFile = "lateness.hlog"
 )
 
 // TimeseriesHeader is the header row of timeseries.csv.
 var TimeseriesHeader = []string{"second", "requests", "errors", "throughput", "p50_ms", "p90_ms", "p99_ms", "max_ms", "active"}
+
+// LatenessColumns follow TimeseriesHeader in timeseries.csv: the open
+// model's send lateness in the interval (0 in the closed model).
+var LatenessColumns = []string{"lateness_p50_ms", "lateness_p99_ms"}
 
 // Column is one more column of timeseries.csv, joined to the engine's
 // own when the file is written: its name and its cell for each second.
@@ -34,8 +41,9 @@ type Column struct {
 }
 
 // WriteDir writes r into dir (created if needed): summary.json,
-// timeseries.csv (with the extra columns after the engine's own),
-// latency.hlog and service.hlog.
+// timeseries.csv (the engine's columns, LatenessColumns, then the extra
+// columns), latency.hlog, service.hlog and, in the open model,
+// lateness.hlog.
 func (r *Result) WriteDir(dir string, extra ...Column) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -55,8 +63,22 @@ func (r *Result) WriteDir(dir string, extra ...Column) error {
 	}); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, ServiceLogFile), func(w *bufio.Writer) error {
+	if err := writeFile(filepath.Join(dir, ServiceLogFile), func(w *bufio.Writer) error {
 		return r.writeHlog(w, "service time (from actual send)", func(iv *Interval) map[string]string { return iv.Service })
+	}); err != nil {
+		return err
+	}
+	if r.lateness == nil {
+		return nil
+	}
+	empty := encodeHist(newHist())
+	return writeFile(filepath.Join(dir, LatenessLogFile), func(w *bufio.Writer) error {
+		return r.writeHlog(w, "send lateness (from intended to actual send)", func(iv *Interval) map[string]string {
+			if iv.Lateness == "" {
+				return map[string]string{TotalTag: empty}
+			}
+			return map[string]string{TotalTag: iv.Lateness}
+		})
 	})
 }
 
@@ -79,9 +101,9 @@ func writeFile(path string, fill func(*bufio.Writer) error) error {
 
 func (r *Result) writeTimeseries(bw *bufio.Writer, extra []Column) error {
 	w := csv.NewWriter(bw)
-	head := TimeseriesHeader
+	head := append(append([]string{}, TimeseriesHeader...), LatenessColumns...)
 	for _, c := range extra {
-		head = append(head[:len(head):len(head)], c.Name)
+		head = append(head, c.Name)
 	}
 	w.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -91,7 +113,8 @@ func (r *Result) writeTimeseries(bw *bufio.Writer, extra []Column) error {
 			tp = math.Round(1e3*float64(iv.Requests)/iv.Seconds) / 1e3
 		}
 		row := []string{strconv.Itoa(iv.Second), strconv.FormatInt(iv.Requests, 10), strconv.FormatInt(iv.Errors, 10),
-			f(tp), f(iv.P50), f(iv.P90), f(iv.P99), f(iv.Max), strconv.FormatInt(iv.Active, 10)}
+			f(tp), f(iv.P50), f(iv.P90), f(iv.P99), f(iv.Max), strconv.FormatInt(iv.Active, 10),
+			f(iv.LatenessP50), f(iv.LatenessP99)}
 		for _, c := range extra {
 			row = append(row, c.Cell(iv.Second))
 		}
@@ -175,6 +198,14 @@ func ReadTimeseries(dir string) ([]Interval, error) {
 		strings.Join(rows[0][:len(TimeseriesHeader)], ",") != strings.Join(TimeseriesHeader, ",") {
 		return nil, fmt.Errorf("%s: header does not start with %s", path, strings.Join(TimeseriesHeader, ","))
 	}
+	// The lateness columns are found by name: results written before they
+	// existed lack them.
+	late := -1
+	for j, name := range rows[0] {
+		if name == LatenessColumns[0] && j+1 < len(rows[0]) && rows[0][j+1] == LatenessColumns[1] {
+			late = j
+		}
+	}
 	var ivs []Interval
 	for i, row := range rows[1:] {
 		var v [9]float64
@@ -187,6 +218,13 @@ func ReadTimeseries(dir string) ([]Interval, error) {
 			P50: v[4], P90: v[5], P99: v[6], Max: v[7], Active: int64(v[8])}
 		if v[3] > 0 {
 			iv.Seconds = v[1] / v[3]
+		}
+		if late >= 0 && late+1 < len(row) {
+			for k, dst := range []*float64{&iv.LatenessP50, &iv.LatenessP99} {
+				if *dst, err = strconv.ParseFloat(row[late+k], 64); err != nil {
+					return nil, fmt.Errorf("%s:%d: %s: %w", path, i+2, LatenessColumns[k], err)
+				}
+			}
 		}
 		ivs = append(ivs, iv)
 	}
@@ -253,6 +291,18 @@ func ReadDir(dir string) (*Result, error) {
 		r.Intervals[i].Latency, r.Intervals[i].Service = lat[i], svc[i]
 		r.Intervals[i].Seconds = lens[i]
 	}
+	late, _, err := readHlog(filepath.Join(dir, LatenessLogFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, err
+	case len(late) != len(ivs):
+		return nil, fmt.Errorf("%s: %d intervals in %s, %d in %s", dir, len(ivs), TimeseriesFile, len(late), LatenessLogFile)
+	default:
+		for i := range r.Intervals {
+			r.Intervals[i].Lateness = late[i][TotalTag]
+		}
+	}
 	if err := r.sumIntervals(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -261,12 +311,23 @@ func ReadDir(dir string) (*Result, error) {
 
 // sumIntervals rebuilds the total histograms from the intervals.
 func (r *Result) sumIntervals() error {
+	r.lateness = nil
 	r.latency = map[string]*hdrhistogram.Histogram{}
 	r.service = map[string]*hdrhistogram.Histogram{}
 	for _, tag := range r.tags() {
 		r.latency[tag], r.service[tag] = newHist(), newHist()
 	}
 	for _, iv := range r.Intervals {
+		if iv.Lateness != "" {
+			h, err := hdrhistogram.Decode([]byte(iv.Lateness))
+			if err != nil {
+				return fmt.Errorf("interval %d, lateness: %w", iv.Second, err)
+			}
+			if r.lateness == nil {
+				r.lateness = newHist()
+			}
+			r.lateness.Merge(h)
+		}
 		for _, p := range [2]struct {
 			m   map[string]string
 			tot map[string]*hdrhistogram.Histogram
@@ -355,6 +416,17 @@ func Merge(results ...*Result) (*Result, error) {
 			o.Requests += iv.Requests
 			o.Errors += iv.Errors
 			o.Active += iv.Active
+			if iv.Lateness != "" {
+				h, err := hdrhistogram.Decode([]byte(iv.Lateness))
+				if err != nil {
+					return nil, fmt.Errorf("merge: result %d, interval %d, lateness: %w", i+1, j, err)
+				}
+				if o.Lateness != "" {
+					ph, _ := hdrhistogram.Decode([]byte(o.Lateness))
+					h.Merge(ph)
+				}
+				o.Lateness = encodeHist(h)
+			}
 			for _, p := range [2][2]map[string]string{{o.Latency, iv.Latency}, {o.Service, iv.Service}} {
 				for tag, payload := range p[1] {
 					h, err := hdrhistogram.Decode([]byte(payload))
@@ -383,6 +455,12 @@ func Merge(results ...*Result) (*Result, error) {
 				iv.P99, iv.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
 			}
 		}
+		if iv.Lateness != "" {
+			h, _ := hdrhistogram.Decode([]byte(iv.Lateness))
+			if h.TotalCount() > 0 {
+				iv.LatenessP50, iv.LatenessP99 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(99))
+			}
+		}
 	}
 	if err := out.sumIntervals(); err != nil {
 		return nil, err
@@ -393,5 +471,8 @@ func Merge(results ...*Result) (*Result, error) {
 		l.finish(out.latency[l.Tag], out.service[l.Tag], secs)
 	}
 	out.Summary.Total.finish(out.latency[TotalTag], out.service[TotalTag], secs)
+	if h := out.Lateness(); h != nil {
+		out.Summary.Lateness = StatsOf(h)
+	}
 	return out, nil
 }

@@ -32,6 +32,9 @@ type recorder struct {
 	mu         sync.Mutex
 	labels     []*labelRec // one per step, then the total
 	maxReasons int
+	// curLate and totLate hold the send lateness of the open model's
+	// iterations (see noLateness), over all labels.
+	curLate, totLate *hdrhistogram.Histogram
 
 	measuring  bool
 	warmupLeft int64 // requests still to discard (count warm-up)
@@ -51,7 +54,7 @@ func (r *recorder) startTime() time.Time {
 }
 
 func newRecorder(steps []string, maxReasons int, warmupRequests int) *recorder {
-	r := &recorder{maxReasons: maxReasons, began: make(chan struct{})}
+	r := &recorder{maxReasons: maxReasons, began: make(chan struct{}), curLate: newHist(), totLate: newHist()}
 	taken := map[string]bool{TotalTag: true}
 	for _, s := range steps {
 		r.labels = append(r.labels, newLabelRec(s, tagFor(s, taken)))
@@ -77,8 +80,13 @@ func (r *recorder) beginLocked(t time.Time) {
 	close(r.began)
 }
 
-// record counts one sample of step. reason is "" for a success.
-func (r *recorder) record(step int, lat, svc time.Duration, sent, recv int, reason string) {
+// noLateness marks a sample without a due time (closed model, later steps).
+const noLateness = time.Duration(-1 << 63)
+
+// record counts one sample of step: its latency, service time, and send
+// lateness (how long after its due time the request was written, or
+// noLateness). reason is "" for a success.
+func (r *recorder) record(step int, lat, svc, late time.Duration, sent, recv int, reason string) {
 	r.mu.Lock()
 	if !r.measuring && !r.autoStart.IsZero() {
 		// The open model filters warm-up samples itself: a sample here
@@ -114,6 +122,9 @@ func (r *recorder) record(step int, lat, svc time.Duration, sent, recv int, reas
 	if reason != "" {
 		r.curErr++
 	}
+	if late != noLateness {
+		recordHist(r.curLate, max(late, 0))
+	}
 	r.mu.Unlock()
 }
 
@@ -133,6 +144,13 @@ func (r *recorder) flush(now time.Time, active int64) *Interval {
 		Active:   active,
 		Latency:  map[string]string{},
 		Service:  map[string]string{},
+	}
+	if r.curLate.TotalCount() > 0 {
+		iv.LatenessP50 = ms(r.curLate.ValueAtQuantile(50))
+		iv.LatenessP99 = ms(r.curLate.ValueAtQuantile(99))
+		iv.Lateness = encodeHist(r.curLate)
+		r.totLate.Merge(r.curLate)
+		r.curLate.Reset()
 	}
 	if total.curN > 0 {
 		iv.P50 = ms(total.curLat.ValueAtQuantile(50))
@@ -182,6 +200,10 @@ func (r *recorder) result(s Summary) *Result {
 		Intervals: r.intervals,
 		latency:   map[string]*hdrhistogram.Histogram{},
 		service:   map[string]*hdrhistogram.Histogram{},
+	}
+	if r.totLate.TotalCount() > 0 {
+		res.lateness = r.totLate
+		res.Summary.Lateness = StatsOf(r.totLate)
 	}
 	secs := r.last.Sub(r.start).Seconds()
 	if !r.measuring {

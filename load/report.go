@@ -37,6 +37,10 @@ func WriteReport(w io.Writer, r *Result) {
 		from = "the intended send time (open model)"
 	}
 	fmt.Fprintf(w, "(latency in ms from %s; service time p50/p99: %s/%s ms)\n", from, f3(s.Total.Service.P50), f3(s.Total.Service.P99))
+	if s.Model == "open" && s.Lateness != (Stats{}) {
+		fmt.Fprintf(w, "(send lateness, the generator's own share of that latency, p50/p99/max: %s/%s/%s ms)\n",
+			f3(s.Lateness.P50), f3(s.Lateness.P99), f3(s.Lateness.Max))
+	}
 	if s.Total.Errors > 0 {
 		fmt.Fprintln(w, "Errors:")
 		for _, l := range s.Labels {

@@ -77,6 +77,11 @@ type Summary struct {
 	Options map[string]string `json:"options,omitempty"`
 	// Warnings are the generator's doubts about its own measurement.
 	Warnings []string `json:"warnings,omitempty"`
+	// Lateness is the open model's send lateness over all labels: how long
+	// after its intended time each iteration's first request was written.
+	// It is the generator's own share of Latency (Latency = Lateness +
+	// Service for those requests); zero in the closed model.
+	Lateness Stats `json:"send_lateness_ms,omitzero"`
 	// Labels are the per-step rows, in step order.
 	Labels []LabelStats `json:"labels"`
 	// Total is the row over all labels.
@@ -166,6 +171,10 @@ type Interval struct {
 	// nanoseconds) per tag: TotalTag and each label's tag. DecodeHistogram
 	// turns one back into a histogram.
 	Latency, Service map[string]string
+	// LatenessP50 and LatenessP99 are the interval's send lateness (open
+	// model), ms; Lateness is its compressed histogram, "" if none.
+	LatenessP50, LatenessP99 float64
+	Lateness                 string
 }
 
 // DecodeHistogram decodes a compressed histogram of an Interval.
@@ -183,6 +192,17 @@ type Result struct {
 	Intervals []Interval
 	// latency and service are the total histograms per tag.
 	latency, service map[string]*hdrhistogram.Histogram
+	// lateness is the total send-lateness histogram (open model), or nil.
+	lateness *hdrhistogram.Histogram
+}
+
+// Lateness returns the send-lateness histogram (ns) of the open model over
+// all labels, or nil when none was recorded.
+func (r *Result) Lateness() *hdrhistogram.Histogram {
+	if r.lateness == nil || r.lateness.TotalCount() == 0 {
+		return nil
+	}
+	return r.lateness
 }
 
 // Latency returns the latency histogram (ns) of a label, or of all labels
