@@ -151,3 +151,27 @@ func TestLimitsValidate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRespParser parses a typical small keep-alive response, whole
+// and in two pieces, on the goroutine engine's parser (which keeps the
+// header and body): no allocation per response.
+func BenchmarkRespParser(b *testing.B) {
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nDate: Mon, 23 Nov 2026 07:00:00 GMT\r\nContent-Length: 13\r\n\r\nHello, World!")
+	p := newRespParser(Limits{}, true)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(resp)))
+	for i := 0; i < b.N; i++ {
+		p.reset(false)
+		half := len(resp) / 2
+		if i%2 == 0 {
+			half = len(resp)
+		}
+		n, err := p.feed(resp[:half])
+		if err == nil && half < len(resp) {
+			_, err = p.feed(resp[n:])
+		}
+		if err != nil || !p.done() {
+			b.Fatal(err)
+		}
+	}
+}

@@ -136,10 +136,15 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	return sum
 }
 
-// pace hands out tickets until end or cancellation.
+// pace hands out tickets until end or cancellation. It sleeps on a waker
+// (microsecond precision; see waker) where there is one.
 func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	wk := newWaker(ctx)
+	if wk != nil {
+		defer wk.close()
+	}
 	user := 0
 	for {
 		s.mu.Lock()
@@ -183,6 +188,10 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			wait = end.Sub(now)
 		}
 		s.mu.Unlock()
+		if wk != nil {
+			wk.sleepUntil(now.Add(wait))
+			continue
+		}
 		timer.Reset(wait)
 		select {
 		case <-timer.C:

@@ -19,14 +19,19 @@ import (
 // waking it: once per response when each connection has a goroutine
 // parked in the runtime poller. Here one goroutine owns raw non-blocking
 // sockets that the runtime poller does not know, and wakes only on its own
-// timer (the runtime's idle-sleep resolution is 1 ms): each wake reads
-// whatever responses have arrived, then writes every request that has
+// timer: when the next request is due (a waker: microsecond precision),
+// and every pollEvery while requests are in flight. A wake reads whatever
+// responses have arrived (at most every pollEvery, or at once when a due
+// request finds no idle connection), then writes every request that has
 // become due. A response is timed by the kernel's receive timestamp
-// (SO_TIMESTAMPNS), not by when the tick read it, so waking rarely costs no
-// accuracy; a request is timed from its due time as in the goroutine
-// engine, so sends batched up to a tick later count against the target's
-// latency, as wrk2's do.
-const tickSleep = time.Millisecond
+// (SO_TIMESTAMPNS), not by when the engine read it, so reading rarely
+// costs no accuracy. A request is timed from its due time as in the
+// goroutine engine, and its send lateness (write minus due time: the
+// waker's wake-up latency, plus any time the CPU was busy elsewhere) is
+// recorded beside it. Requests are never sent before their due time:
+// sending a batch early would put requests due apart onto the service
+// together, a burst the schedule does not hold, and bias its service time.
+const pollEvery = time.Millisecond
 
 type tconn struct {
 	fd         int
@@ -109,8 +114,14 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 // run paces tickets until end, then lets requests in flight finish.
 func (e *tickEngine) run(ctx context.Context, end time.Time) {
 	s := e.s
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	wk := newWaker(ctx)
+	var timer *time.Timer
+	if wk == nil {
+		timer = time.NewTimer(time.Hour)
+		defer timer.Stop()
+	} else {
+		defer wk.close()
+	}
 	defer func() {
 		for _, c := range e.byFD {
 			if c != nil {
@@ -121,37 +132,54 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 		e.r.active.Store(0)
 	}()
 	sending := true
+	var polled time.Time
 	for {
 		if ctx.Err() != nil {
 			return
 		}
 		now := time.Now()
-		e.progress(now)
+		if !sending || now.Sub(polled) >= pollEvery || (len(e.idle) == 0 && s.next < s.total && !s.due(s.next).After(now)) {
+			e.progress(now)
+			polled = now
+		}
 		if !sending && len(e.conns) == 0 {
 			return
 		}
+		blocked := false
 		if sending {
 			for s.next < s.total && !s.due(s.next).After(now) {
 				c := e.conn()
 				if c == nil {
+					blocked = true
 					break // MaxInflight busy: overdue tickets wait as a count
 				}
 				e.start(c, s.next, now)
 				s.next++
 			}
-			// Every ticket is due before end: the first tick at or after
+			// Every ticket is due before end: the first wake at or after
 			// end sends the last ones; what is left then is dropped.
 			sending = now.Before(end)
 		}
 		e.r.active.Store(int64(len(e.conns)))
-		wait := tickSleep
-		if len(e.conns) == 0 && s.next < s.total {
-			wait = max(tickSleep, s.due(s.next).Sub(now))
+		// Wake when the next ticket is due, and at the next poll while
+		// requests are in flight or tickets wait for a connection.
+		wake := time.Time{}
+		if sending {
+			wake = end
+			if d := s.due(s.next); s.next < s.total && !blocked && d.Before(wake) {
+				wake = d
+			}
 		}
-		if now.Before(end) {
-			wait = min(wait, max(end.Sub(now), 0))
+		if len(e.conns) > 0 || blocked || !sending {
+			if p := polled.Add(pollEvery); wake.IsZero() || p.Before(wake) {
+				wake = p
+			}
 		}
-		timer.Reset(wait)
+		if wk != nil {
+			wk.sleepUntil(wake)
+			continue
+		}
+		timer.Reset(max(time.Until(wake), 0))
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
