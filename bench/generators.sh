@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks showdown's load generator side by side with wrk, hey and k6
-# (peak throughput, CPU per request in the open model, memory per user).
+# (peak throughput, CPU per request and send lateness in the open model,
+# memory per user).
 # Installs nothing: a missing tool is skipped with a line saying so.
-# Usage: bench/generators.sh [-duration 10s] [-only throughput,cpu,memory] [-tools showdown,wrk,hey,k6]
+# Usage: bench/generators.sh [-duration 10s] [-only throughput,cpu,lateness,memory] [-tools showdown,wrk,hey,k6]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v taskset >/dev/null || { echo "generators.sh: taskset (util-linux) is required" >&2; exit 1; }

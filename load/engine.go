@@ -21,6 +21,7 @@ type Attacker struct {
 	lateAfter     time.Duration
 	optionsRecord map[string]string
 	limits        Limits
+	preciseRate   float64
 
 	// noTick disables the tick engine (tests compare both engines).
 	noTick bool
@@ -37,6 +38,7 @@ func NewAttacker(opts ...Option) *Attacker {
 		maxInflight: DefaultMaxInflight,
 		shard:       Shard{1, 1},
 		lateAfter:   DefaultLateAfter,
+		preciseRate: DefaultPreciseRate,
 		dialBackoff: 100 * time.Millisecond,
 	}
 	for _, o := range opts {
@@ -60,6 +62,9 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 	}
 	if a.maxInflight <= 0 {
 		return nil, errors.New("max-inflight: must be > 0")
+	}
+	if a.preciseRate < 0 {
+		return nil, errors.New("precise rate: must not be negative")
 	}
 	if errs := a.limits.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)

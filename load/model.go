@@ -21,6 +21,11 @@ const (
 	// DefaultMaxReasons caps distinct error reasons per label; further
 	// reasons are counted as "other".
 	DefaultMaxReasons = 100
+	// DefaultPreciseRate is the open-model rate (per generator) up to
+	// which the pacer wakes for every request, so each is sent within
+	// microseconds of its due time; above it, it wakes once a millisecond
+	// and sends what has come due, which costs far less CPU per request.
+	DefaultPreciseRate = 5000
 )
 
 // Model is how load arrives: an OpenModel or a ClosedModel.
@@ -233,3 +238,10 @@ func WithoutTickEngine() Option { return func(a *Attacker) { a.noTick = true } }
 // WithLimits bounds what the engine accepts in a response (header size
 // and count, chunk and body size); zero fields keep their Default* values.
 func WithLimits(l Limits) Option { return func(a *Attacker) { a.limits = l } }
+
+// PreciseRate sets the open-model rate up to which each request is sent
+// at its own wake-up (DefaultPreciseRate); above it, requests due within
+// a millisecond are sent together, late by up to a millisecond. A higher
+// value buys precision with the generator's CPU: a wake-up costs more
+// than a request's own system calls.
+func PreciseRate(perSecond float64) Option { return func(a *Attacker) { a.preciseRate = perSecond } }

@@ -145,6 +145,8 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 	if wk != nil {
 		defer wk.close()
 	}
+	// Above PreciseRate the pacer wakes at most once a millisecond.
+	coarse := s.interval < 1e9/r.a.preciseRate
 	user := 0
 	for {
 		s.mu.Lock()
@@ -188,6 +190,9 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			wait = end.Sub(now)
 		}
 		s.mu.Unlock()
+		if coarse {
+			wait = max(wait, time.Millisecond)
+		}
 		if wk != nil {
 			wk.sleepUntil(now.Add(wait))
 			continue

@@ -1,7 +1,8 @@
 // Command generators benchmarks showdown's load engine side by side with
 // wrk, hey and k6 against the same minimal net/http server: peak
 // throughput in the closed model, generator CPU per request in the open
-// model, and memory per virtual user. The server is pinned to one CPU and
+// model, send lateness in the open model (with wrk2 if installed), and
+// memory per virtual user. The server is pinned to one CPU and
 // every generator to another, and each generator's CPU time and peak RSS
 // are read from the kernel (wait4 rusage). A missing tool is skipped with a
 // line saying so; nothing is installed. Run it through bench/generators.sh.
@@ -31,7 +32,8 @@ var (
 	duration  = flag.Duration("duration", 10*time.Second, "length of each run")
 	conns     = flag.Int("c", 50, "connections for the throughput test")
 	rate      = flag.Int("rate", 10000, "requests/s for the open-model CPU test")
-	only      = flag.String("only", "throughput,cpu,memory", "comma-separated `tests` to run")
+	only      = flag.String("only", "throughput,cpu,lateness,memory", "comma-separated `tests` to run")
+	lateRates = flag.String("late-rates", "500,5000", "open-model rates of the lateness test")
 	tools     = flag.String("tools", "showdown,showdown-goroutine,wrk,hey,k6", "comma-separated `tools` to compare (showdown-goroutine: the open model on the goroutine engine)")
 	memUsers  = flag.String("mem-users", "1000,10000", "closed-model user counts for the memory test")
 	workdir   string
@@ -45,6 +47,8 @@ type outcome struct {
 	rssMB    float64
 	late     string // late/dropped note, when the tool reports it
 	err      error
+	// Open-model latency figures, ms (lateness: showdown only).
+	latP50, latP99, svcP50, lateP50, lateP99 float64
 }
 
 func (o outcome) cpuPerReq() float64 {
@@ -94,6 +98,35 @@ func main() {
 			report(t, o)
 		}
 		ratios(res, order, "showdown", func(o outcome) float64 { return o.cpuPerReq() }, "CPU/request")
+	}
+	if want("lateness") {
+		fmt.Printf("\n## Send lateness, open model, %s per rate (latency from the intended send time; service time from the actual send)\n", *duration)
+		for _, f := range strings.Split(*lateRates, ",") {
+			r, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || r <= 0 {
+				continue
+			}
+			for _, t := range append(toolList(), "wrk2") {
+				o, ok := lateness(t, url, r)
+				if !ok {
+					continue
+				}
+				if o.err != nil {
+					fmt.Printf("%-18s %6d req/s  ERROR %v\n", t, r, o.err)
+					continue
+				}
+				lateCol := "lateness p50/p99      -/-     "
+				if o.lateP99 > 0 || o.lateP50 > 0 {
+					lateCol = fmt.Sprintf("lateness p50/p99 %6.3f/%-7.3f", o.lateP50, o.lateP99)
+				}
+				svc := "     -"
+				if o.svcP50 > 0 {
+					svc = fmt.Sprintf("%6.3f", o.svcP50)
+				}
+				fmt.Printf("%-18s %6d req/s  latency p50/p99 %6.3f/%-7.3f ms  service p50 %s ms  %s ms  CPU %5.1f µs/request  %s\n",
+					t, r, o.latP50, o.latP99, svc, lateCol, o.cpuPerReq(), o.late)
+			}
+		}
 	}
 	if want("memory") {
 		fmt.Printf("\n## showdown memory, closed model, users with 1s think time, %s\n", *duration)
@@ -218,6 +251,57 @@ func openCPU(t, url string) (outcome, bool) {
 	return outcome{}, false
 }
 
+// lateness runs tool t in the open model at rate r and reads its latency
+// figures. Only showdown reports its own send lateness; wrk2 (if installed)
+// reports latency from the intended send time too.
+func lateness(t, url string, r int) (outcome, bool) {
+	d, rs := duration.String(), strconv.Itoa(r)
+	switch t {
+	case "showdown", "showdown-goroutine":
+		path, ok := available(t)
+		if !ok {
+			return outcome{}, false
+		}
+		dir := filepath.Join(workdir, fmt.Sprintf("late-%s-%d", t, r))
+		var env []string
+		if t == "showdown-goroutine" {
+			env = []string{"SHOWDOWN_ENGINE=goroutine"}
+		}
+		o := runToolEnv(t, []string{path, "attack", "--rate", rs, "--duration", d, "--warmup", "1s", "--out", dir, url}, nil, env)
+		return fromSummary(o, dir), true
+	case "wrk2":
+		path, err := exec.LookPath("wrk2")
+		if err != nil {
+			fmt.Printf("%-18s skipped: not installed (wrk2 is not packaged in Debian; build it from source to compare)\n", t)
+			return outcome{}, false
+		}
+		return runTool(t, []string{path, "-t1", "-c10", "-d" + d, "-R" + rs, "--latency", url}, parseWrk2), true
+	}
+	return outcome{}, false
+}
+
+var reWrk2Pct = regexp.MustCompile(`(?m)^\s*(50|99)\.000%\s+([\d.]+)(us|ms|s)\s*$`)
+
+// parseWrk2 reads wrk2's --latency percentiles (corrected for coordinated
+// omission, from the intended send time).
+func parseWrk2(out string, o *outcome) {
+	parseWrk(out, o)
+	for _, m := range reWrk2Pct.FindAllStringSubmatch(out, -1) {
+		v, _ := strconv.ParseFloat(m[2], 64)
+		switch m[3] {
+		case "us":
+			v /= 1000
+		case "s":
+			v *= 1000
+		}
+		if m[1] == "50" {
+			o.latP50 = v
+		} else {
+			o.latP99 = v
+		}
+	}
+}
+
 func k6Script(scenario, url string) string {
 	p := filepath.Join(workdir, fmt.Sprintf("k6-%d.js", time.Now().UnixNano()))
 	src := fmt.Sprintf(`import http from 'k6/http';
@@ -276,7 +360,12 @@ func fromSummary(o outcome, dir string) outcome {
 		o.err = err
 		return o
 	}
+	type stats struct {
+		P50 float64 `json:"p50"`
+		P99 float64 `json:"p99"`
+	}
 	var s struct {
+		Lateness stats   `json:"send_lateness_ms"`
 		Duration float64 `json:"duration_seconds"`
 		Achieved float64 `json:"achieved_rate"`
 		Late     int64   `json:"late_sends"`
@@ -285,6 +374,8 @@ func fromSummary(o outcome, dir string) outcome {
 		Total    struct {
 			Samples int64 `json:"samples"`
 			Errors  int64 `json:"errors"`
+			Latency stats `json:"latency_ms"`
+			Service stats `json:"service_ms"`
 		} `json:"total"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -293,6 +384,8 @@ func fromSummary(o outcome, dir string) outcome {
 	}
 	o.requests = s.Total.Samples
 	o.rps = s.Achieved
+	o.latP50, o.latP99, o.svcP50 = s.Total.Latency.P50, s.Total.Latency.P99, s.Total.Service.P50
+	o.lateP50, o.lateP99 = s.Lateness.P50, s.Lateness.P99
 	o.late = fmt.Sprintf("errors %d", s.Total.Errors)
 	if s.Model == "open" {
 		o.late += fmt.Sprintf(", late %d, dropped %d", s.Late, s.Dropped)
