@@ -39,7 +39,7 @@ func TestWriteLevelJoinsResources(t *testing.T) {
 	if l.Err != nil {
 		t.Fatal(l.Err)
 	}
-	if got, want := len(l.Series.Columns), len(load.TimeseriesHeader)+len(ResourceColumns); got != want {
+	if got, want := len(l.Series.Columns), len(load.TimeseriesHeader)+len(load.LatenessColumns)+len(ResourceColumns); got != want {
 		t.Fatalf("%d columns %v, want %d", got, l.Series.Columns, want)
 	}
 	cpu, rss, gcpu, dbcpu := l.Series.Col("service_cpu_percent"), l.Series.Col("service_rss_kb"), l.Series.Col("generator_cpu_percent"), l.Series.Col("db_cpu_percent")
