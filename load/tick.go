@@ -153,6 +153,8 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 	var polled time.Time
 	for {
 		if ctx.Err() != nil {
+			// Interrupted: count the responses that have arrived.
+			e.progress(time.Now())
 			return
 		}
 		now := time.Now()
@@ -209,8 +211,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 		timer.Reset(max(time.Until(wake), 0))
 		select {
 		case <-timer.C:
-		case <-ctx.Done():
-			return
+		case <-ctx.Done(): // handled at the top of the loop
 		}
 	}
 }

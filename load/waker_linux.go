@@ -22,8 +22,9 @@ import (
 // armed without timer slack) is registered with the runtime's own poller
 // through an os.File: the goroutine parks as on a socket, and the kernel
 // makes the poller's epoll_pwait return the moment the timer expires. A
-// wake costs one timerfd_settime and the poller's return, the same as a
-// runtime timer, so precision costs CPU only through the number of wakes.
+// wake costs a timerfd_settime, two reads and the poller's return, about
+// what a runtime timer costs, so precision costs CPU only through the
+// number of wakes.
 type waker struct {
 	fd   int
 	f    *os.File
@@ -31,6 +32,7 @@ type waker struct {
 	stop func() bool // unregisters the wake-up on ctx's cancellation
 	ctx  context.Context
 	spec unix.ItimerSpec
+	buf  [8]byte // a read's expiration count
 }
 
 // newWaker returns a waker whose sleeps end when ctx is done, or nil if
@@ -62,7 +64,6 @@ func (w *waker) sleepUntil(t time.Time) {
 	if d <= 0 {
 		return
 	}
-	// Arming resets the timer's expirations, so the timerfd is never read.
 	w.spec.Value = unix.NsecToTimespec(int64(d))
 	if err := unix.TimerfdSettime(w.fd, 0, &w.spec, nil); err != nil {
 		time.Sleep(d)
@@ -71,16 +72,12 @@ func (w *waker) sleepUntil(t time.Time) {
 	if w.ctx.Err() != nil {
 		return // cancelled before arming: the cancellation's expiry was overwritten
 	}
-	first := true
-	w.rc.Read(func(uintptr) bool {
-		// The first call only asks to wait for the expiry; the second is
-		// after it. (A stale readiness makes the wait return early; the
-		// caller checks the time anyway.)
-		if first {
-			first = false
-			return false
-		}
-		return true
+	w.rc.Read(func(fd uintptr) bool {
+		// The runtime forgets readiness before the first call, so an
+		// expiry that came before it would be lost with the timerfd
+		// never read: reading it tells, and empties it for the next edge.
+		_, err := unix.Read(int(fd), w.buf[:])
+		return err != unix.EAGAIN
 	})
 }
 
