@@ -141,12 +141,16 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	wk := newWaker(ctx)
+	// Above PreciseRate the pacer wakes at most once a millisecond, and a
+	// time.Timer's millisecond is all that is needed.
+	coarse := s.interval < 1e9/r.a.preciseRate
+	var wk *waker
+	if !coarse {
+		wk = newWaker(ctx)
+	}
 	if wk != nil {
 		defer wk.close()
 	}
-	// Above PreciseRate the pacer wakes at most once a millisecond.
-	coarse := s.interval < 1e9/r.a.preciseRate
 	user := 0
 	for {
 		s.mu.Lock()

@@ -132,7 +132,11 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 // run paces tickets until end, then lets requests in flight finish.
 func (e *tickEngine) run(ctx context.Context, end time.Time) {
 	s := e.s
-	wk := newWaker(ctx)
+	// Coarse, a time.Timer's millisecond is all that is needed.
+	var wk *waker
+	if !e.coarse {
+		wk = newWaker(ctx)
+	}
 	var timer *time.Timer
 	if wk == nil {
 		timer = time.NewTimer(time.Hour)
