@@ -68,7 +68,14 @@ func TestHostileResponses(t *testing.T) {
 			t.Parallel()
 			url := HostileServer(t, script, tt.mode)
 			for _, engine := range []string{"tick", "goroutine", "closed"} {
-				opts := []Option{Timeout(400 * time.Millisecond)}
+				// A short timeout where a timeout is the expected reason; a
+				// long one elsewhere, so a busy machine cannot turn a slow
+				// Python server's answer into a timeout.
+				timeout := 5 * time.Second
+				if tt.reason == ReasonTimeout {
+					timeout = 400 * time.Millisecond
+				}
+				opts := []Option{Timeout(timeout)}
 				var m Model = OpenModel{Rate: 20, Duration: 300 * time.Millisecond}
 				switch engine {
 				case "goroutine":
