@@ -350,6 +350,9 @@ func (r *Result) sumIntervals() error {
 // Merge combines the results of shards of one attack into one: counts are
 // summed and histograms merged interval by interval (never percentiles
 // averaged). Intervals are aligned by their index from each shard's start.
+// Each input histogram is decoded once and merged into an in-memory
+// histogram of its interval and tag; each merged interval is encoded once
+// at the end, so the work is linear in the shards' histograms.
 func Merge(results ...*Result) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
@@ -375,6 +378,24 @@ func Merge(results ...*Result) (*Result, error) {
 				dst.Reasons = append(dst.Reasons, rc)
 			}
 		}
+	}
+	// hists holds each merged interval's histograms until they are encoded.
+	type hists struct {
+		latency, service map[string]*hdrhistogram.Histogram
+		lateness         *hdrhistogram.Histogram
+	}
+	var merged []hists
+	into := func(dst **hdrhistogram.Histogram, payload string) error {
+		h, err := hdrhistogram.Decode([]byte(payload))
+		if err != nil {
+			return err
+		}
+		if *dst == nil {
+			*dst = h
+			return nil
+		}
+		(*dst).Merge(h)
+		return nil
 	}
 	for i, r := range results {
 		s := r.Summary
@@ -410,34 +431,28 @@ func Merge(results ...*Result) (*Result, error) {
 		for j, iv := range r.Intervals {
 			if j >= len(out.Intervals) {
 				out.Intervals = append(out.Intervals, Interval{Second: j, Latency: map[string]string{}, Service: map[string]string{}})
+				merged = append(merged, hists{latency: map[string]*hdrhistogram.Histogram{}, service: map[string]*hdrhistogram.Histogram{}})
 			}
-			o := &out.Intervals[j]
+			o, m := &out.Intervals[j], &merged[j]
 			o.Seconds = math.Max(o.Seconds, iv.Seconds)
 			o.Requests += iv.Requests
 			o.Errors += iv.Errors
 			o.Active += iv.Active
 			if iv.Lateness != "" {
-				h, err := hdrhistogram.Decode([]byte(iv.Lateness))
-				if err != nil {
+				if err := into(&m.lateness, iv.Lateness); err != nil {
 					return nil, fmt.Errorf("merge: result %d, interval %d, lateness: %w", i+1, j, err)
 				}
-				if o.Lateness != "" {
-					ph, _ := hdrhistogram.Decode([]byte(o.Lateness))
-					h.Merge(ph)
-				}
-				o.Lateness = encodeHist(h)
 			}
-			for _, p := range [2][2]map[string]string{{o.Latency, iv.Latency}, {o.Service, iv.Service}} {
-				for tag, payload := range p[1] {
-					h, err := hdrhistogram.Decode([]byte(payload))
-					if err != nil {
+			for _, p := range [2]struct {
+				dst map[string]*hdrhistogram.Histogram
+				src map[string]string
+			}{{m.latency, iv.Latency}, {m.service, iv.Service}} {
+				for tag, payload := range p.src {
+					h := p.dst[tag]
+					if err := into(&h, payload); err != nil {
 						return nil, fmt.Errorf("merge: result %d, interval %d, tag %s: %w", i+1, j, tag, err)
 					}
-					if prev, ok := p[0][tag]; ok {
-						ph, _ := hdrhistogram.Decode([]byte(prev))
-						h.Merge(ph)
-					}
-					p[0][tag] = encodeHist(h)
+					p.dst[tag] = h
 				}
 			}
 		}
@@ -446,24 +461,43 @@ func Merge(results ...*Result) (*Result, error) {
 		out.Summary.Labels = append(out.Summary.Labels, *rows[l])
 	}
 	out.Summary.Total.Label, out.Summary.Total.Tag = "TOTAL", TotalTag
+	// Encode each interval once and sum the totals from the in-memory
+	// histograms (what sumIntervals would decode again).
+	out.latency = map[string]*hdrhistogram.Histogram{}
+	out.service = map[string]*hdrhistogram.Histogram{}
+	for _, tag := range out.tags() {
+		out.latency[tag], out.service[tag] = newHist(), newHist()
+	}
 	for i := range out.Intervals {
-		iv := &out.Intervals[i]
-		if p, ok := iv.Latency[TotalTag]; ok {
-			h, _ := hdrhistogram.Decode([]byte(p))
-			if h.TotalCount() > 0 {
-				iv.P50, iv.P90 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90))
-				iv.P99, iv.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
+		iv, m := &out.Intervals[i], &merged[i]
+		for _, p := range [2]struct {
+			src map[string]*hdrhistogram.Histogram
+			dst map[string]string
+			tot map[string]*hdrhistogram.Histogram
+		}{{m.latency, iv.Latency, out.latency}, {m.service, iv.Service, out.service}} {
+			for tag, h := range p.src {
+				p.dst[tag] = encodeHist(h)
+				if p.tot[tag] == nil {
+					p.tot[tag] = newHist()
+				}
+				p.tot[tag].Merge(h)
 			}
 		}
-		if iv.Lateness != "" {
-			h, _ := hdrhistogram.Decode([]byte(iv.Lateness))
+		if h := m.latency[TotalTag]; h != nil && h.TotalCount() > 0 {
+			iv.P50, iv.P90 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90))
+			iv.P99, iv.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
+		}
+		if h := m.lateness; h != nil {
+			iv.Lateness = encodeHist(h)
+			if out.lateness == nil {
+				out.lateness = newHist()
+			}
+			out.lateness.Merge(h)
 			if h.TotalCount() > 0 {
 				iv.LatenessP50, iv.LatenessP99 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(99))
 			}
 		}
-	}
-	if err := out.sumIntervals(); err != nil {
-		return nil, err
+		merged[i] = hists{} // let the interval's histograms go
 	}
 	secs := out.Summary.DurationSeconds
 	for i := range out.Summary.Labels {

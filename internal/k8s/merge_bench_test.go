@@ -36,25 +36,30 @@ func shardResult(b *testing.B, shard, shards, seconds, n int) *load.Result {
 	return r
 }
 
-// BenchmarkMerge100Shards is what merging costs the controller after each
-// level: 100 shards of a 60 s level, each shard 1,000 requests a second
-// (100,000 req/s in all), merged interval by interval.
-func BenchmarkMerge100Shards(b *testing.B) {
-	const shards, seconds, perSecond = 100, 60, 1000
-	rs := make([]*load.Result, shards)
-	for i := range rs {
-		rs[i] = shardResult(b, i+1, shards, seconds, perSecond)
+// BenchmarkMerge is what merging costs the controller after each level:
+// 10 and 100 shards of a 60 s level, each shard 1,000 requests a second
+// (100,000 req/s in all at 100 shards), merged interval by interval. The
+// cost per histogram should not grow with the number of shards.
+func BenchmarkMerge(b *testing.B) {
+	const seconds, perSecond = 60, 1000
+	for _, shards := range []int{10, 100} {
+		b.Run(fmt.Sprintf("shards=%d", shards), func(b *testing.B) {
+			rs := make([]*load.Result, shards)
+			for i := range rs {
+				rs[i] = shardResult(b, i+1, shards, seconds, perSecond)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				m, err := load.Merge(rs...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m.Summary.Total.Samples != int64(shards*seconds*perSecond) {
+					b.Fatalf("merged %d samples", m.Summary.Total.Samples)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*shards*seconds), "ns/histogram")
+		})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		m, err := load.Merge(rs...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if m.Summary.Total.Samples != shards*seconds*perSecond {
-			b.Fatalf("merged %d samples", m.Summary.Total.Samples)
-		}
-	}
-	b.ReportMetric(float64(shards*seconds), "histograms/op")
 }
