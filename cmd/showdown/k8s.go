@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/images"
 	"github.com/showdownlab/showdown/internal/k8s"
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
@@ -328,6 +330,7 @@ func runK8sRun(st *state, args []string) error {
 	kubeContext := fs.String("context", "", "kubeconfig `context` (default: the current one)")
 	keep := fs.Bool("keep", false, "leave the namespace and its objects in place")
 	results := fs.String("results", "results", "parent `dir` of the results folder")
+	imagesFile := fs.String("images", filepath.Join("bin", "images.json"), "the images' sizes as 'showdown images build' recorded them (`file`; skipped if missing)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -351,7 +354,11 @@ func runK8sRun(st *state, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep}
+	imgs, err := readImages(*imagesFile)
+	if err != nil {
+		return err
+	}
+	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep, Images: imgs}
 	rec, cl, err := c.Run(st.ctx, p, m, dir)
 	cl.Context = ctxName
 	rec.Command = "showdown k8s run " + strings.Join(args, " ")
@@ -370,4 +377,25 @@ func runK8sRun(st *state, args []string) error {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted; the namespace was deleted unless --keep")}
 	}
 	return err
+}
+
+// readImages reads the sizes 'showdown images build' recorded, by image
+// name; a missing file means no sizes (the images were built elsewhere).
+func readImages(path string) (map[string]k8s.Image, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var list []images.Image
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, usageError{err: fmt.Errorf("%s: %w", path, err), hint: "showdown images build writes it; --images '' skips it"}
+	}
+	out := map[string]k8s.Image{}
+	for _, img := range list {
+		out[img.Name] = k8s.Image{Ref: img.Ref, Bytes: img.Bytes, ArtifactBytes: img.ArtifactBytes}
+	}
+	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
@@ -60,6 +61,17 @@ type Controller struct {
 	Poll, ReadyTimeout, Grace, Lead time.Duration
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
+	// Images are the images the run uses by name (go-stdlib, showdown),
+	// as 'showdown images build' recorded them: their sizes go into
+	// run.json and the report beside startup and RSS.
+	Images map[string]Image
+}
+
+// Image is one built image: its reference and sizes.
+type Image struct {
+	Ref           string `json:"ref"`
+	Bytes         int64  `json:"image_bytes"`
+	ArtifactBytes int64  `json:"artifact_bytes"`
 }
 
 // Cluster is what run.json records about the cluster.
@@ -227,6 +239,7 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		last[st.Deployment] = i
 	}
 	created := map[*Deployment]bool{}
+	startup := map[*Deployment]float64{}
 	runs := map[string]*results.ServiceRun{}
 	for i, st := range m.Steps {
 		if err := ctx.Err(); err != nil {
@@ -247,11 +260,17 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 				return err
 			}
 			c.say("%s ready in %s", d.Deployment.Name, c.Now().Sub(t0).Round(time.Second))
+			startup[d] = c.startup(ctx, m.Namespace, d.Deployment.Spec.Selector.MatchLabels)
 		}
 		key := st.Implementation + "|" + strconv.Itoa(st.Replicas) + "|" + st.Workload + "|" + strconv.Itoa(st.Trial)
 		sr := runs[key]
 		if sr == nil {
 			sr = c.serviceRun(p, st, len(m.Deployments) > len(p.Implementations))
+			sr.StartupSeconds = startup[d]
+			if img, ok := c.Images[sr.Service]; ok {
+				sr.ImageBytes, sr.ArtifactBytes = img.Bytes, img.ArtifactBytes
+				rec.Builds[sr.Service] = &results.Build{Cached: true, ArtifactBytes: img.ArtifactBytes, Image: img.Ref, ImageBytes: img.Bytes}
+			}
 			runs[key] = sr
 			rec.Services = append(rec.Services, sr)
 		}
@@ -268,6 +287,7 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		lr.Late, lr.Dropped = res.Summary.Late, res.Summary.Dropped
 		lr.GeneratorCPUs = m.Sizing.Pods
 		lr.Warnings = res.Summary.Warnings
+		lr.Service = c.resources(filepath.Join(dir, lr.Dir, "samples"), srec.Start.Add(st.Warmup), res.Summary.DurationSeconds)
 		c.placement(ctx, m.Namespace, cl)
 		if last[d] == i {
 			c.deleteDeployment(ctx, d)
@@ -284,6 +304,68 @@ func (c *Controller) serviceRun(p *plan.Plan, st *Step, byReplicas bool) *result
 	svc, variant, _ := strings.Cut(st.Implementation, "+")
 	return &results.ServiceRun{Implementation: id, Service: svc, Variant: variant, Workload: st.Workload, Trial: st.Trial, Status: results.OK,
 		Dir: filepath.Join("runs", st.Workload, dnsLabel(id, 63), "trial-"+strconv.Itoa(st.Trial))}
+}
+
+// startup is the longest time a service pod took from its container's
+// start to its Ready condition, in seconds: the local runner's startup
+// time, to within the readiness probe's period (1 s). 0 when unknown.
+func (c *Controller) startup(ctx context.Context, ns string, labels map[string]string) float64 {
+	pods, err := c.pods(ctx, ns, labels)
+	if err != nil {
+		return 0
+	}
+	var worst time.Duration
+	for _, p := range pods {
+		var started, ready time.Time
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.Name == "service" && cs.State.Running != nil {
+				started = cs.State.Running.StartedAt.Time
+			}
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+				ready = cond.LastTransitionTime.Time
+			}
+		}
+		if !started.IsZero() && ready.After(started) {
+			worst = max(worst, ready.Sub(started))
+		}
+	}
+	return worst.Seconds()
+}
+
+// resources sums up the samplers' files of a level (dir/POD/samples.csv)
+// over its measured seconds: CPU and RSS of the busiest pod's process
+// tree, as a local run reports its one service.
+func (c *Controller) resources(dir string, from time.Time, seconds float64) results.Resources {
+	var out results.Resources
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return out
+	}
+	to := from.Add(time.Duration(seconds * float64(time.Second)))
+	for _, e := range ents {
+		f, err := os.Open(filepath.Join(dir, e.Name(), "samples.csv"))
+		if err != nil {
+			continue
+		}
+		ss, err := monitor.ReadCSV(f)
+		f.Close()
+		if err != nil {
+			c.say("  samples of %s: %v", e.Name(), err)
+		}
+		var in []monitor.Sample
+		for _, s := range ss {
+			if !s.Time.Before(from) && !s.Time.After(to.Add(time.Second)) {
+				in = append(in, s)
+			}
+		}
+		r := results.Summarize(in)
+		out.CPUMean, out.CPUMax = max(out.CPUMean, r.CPUMean), max(out.CPUMax, r.CPUMax)
+		out.RSSPeakBytes, out.ThreadsMax, out.FDsMax = max(out.RSSPeakBytes, r.RSSPeakBytes), max(out.ThreadsMax, r.ThreadsMax), max(out.FDsMax, r.FDsMax)
+		out.CtxSwitchesPS = max(out.CtxSwitchesPS, r.CtxSwitchesPS)
+	}
+	return out
 }
 
 // create creates o in the cluster.

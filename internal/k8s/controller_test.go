@@ -22,7 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
@@ -84,8 +86,32 @@ func (k *kubelet) sync(ctx context.Context) {
 	}
 }
 
+// podStart is when every fake service container starts; it is Ready
+// podStartup later.
+var podStart = time.Date(2026, 11, 23, 7, 59, 0, 0, time.UTC)
+
+const podStartup = 3 * time.Second
+
 func running() corev1.PodStatus {
-	return corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+	return corev1.PodStatus{Phase: corev1.PodRunning,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(podStart.Add(podStartup))}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: "service", Ready: true,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(podStart)}}}}}
+}
+
+// Samplers' files: one row a second over the fake clock's first hour,
+// 40% CPU and samplerRSS, except one row of far more RSS before the
+// clock starts, which no level may count.
+const samplerRSS = 50 << 20
+
+func samplerCSV() []byte {
+	var b bytes.Buffer
+	w, _ := monitor.NewCSVWriter(&b)
+	w.Write(monitor.Sample{Time: podStart, RSSBytes: 10 * samplerRSS, Processes: 1})
+	for t := podStart.Add(time.Minute); t.Before(podStart.Add(time.Hour)); t = t.Add(time.Second) {
+		w.Write(monitor.Sample{Time: t, Interval: time.Second, Processes: 1, CPUPercent: 40, RSSBytes: samplerRSS, Threads: 7, FDs: 9})
+	}
+	return b.Bytes()
 }
 
 func waiting(container, reason, msg string) corev1.PodStatus {
@@ -125,7 +151,7 @@ func (e *execer) Exec(ctx context.Context, ns, pod, container string, cmd []stri
 			return err
 		}
 		defer os.RemoveAll(dir)
-		os.WriteFile(filepath.Join(dir, "samples.csv"), []byte("time,elapsed_s\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "samples.csv"), samplerCSV(), 0o644)
 		return Pack(w, dir)
 	case "attack":
 		n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(cmd[3]), "shard-"))
@@ -241,7 +267,8 @@ func TestControllerRun(t *testing.T) {
 			go (&kubelet{cs: cs, ns: m.Namespace, status: tc.status}).run(kctx)
 			ex := &execer{shards: shards, done: tc.done}
 			var progress bytes.Buffer
-			c := &Controller{Client: cs, Exec: ex, Progress: &progress, Poll: time.Millisecond, Now: clock(), ReadyTimeout: time.Hour}
+			c := &Controller{Client: cs, Exec: ex, Progress: &progress, Poll: time.Millisecond, Now: clock(), ReadyTimeout: time.Hour,
+				Images: map[string]Image{"go-stdlib": {Ref: "localhost/showdown/go-stdlib:latest", Bytes: 13_500_000, ArtifactBytes: 13_400_000}}}
 			runCtx := ctx
 			if tc.cancel {
 				var cancelRun context.CancelFunc
@@ -286,6 +313,17 @@ func TestControllerRun(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(level, "samples", "go-stdlib-x2-1", "samples.csv")); err != nil {
 				t.Errorf("second service pod's samples not collected: %v", err)
 			}
+			// Image size, startup and RSS stand side by side in the record.
+			sr, lr := rec.Services[0], rec.Services[0].Levels[0]
+			if sr.ImageBytes != 13_500_000 || sr.ArtifactBytes != 13_400_000 || rec.Builds["go-stdlib"] == nil || rec.Builds["go-stdlib"].ImageBytes != 13_500_000 {
+				t.Errorf("image sizes not recorded: service %d/%d, builds %+v", sr.ImageBytes, sr.ArtifactBytes, rec.Builds["go-stdlib"])
+			}
+			if sr.StartupSeconds != podStartup.Seconds() {
+				t.Errorf("startup %v s, want %v (container start to Ready)", sr.StartupSeconds, podStartup.Seconds())
+			}
+			if lr.Service.RSSPeakBytes != samplerRSS || lr.Service.CPUMean != 40 || lr.Service.ThreadsMax != 7 {
+				t.Errorf("level resources %+v, want the samplers' 40%% CPU and %d B RSS within the level", lr.Service, samplerRSS)
+			}
 			if len(cl.Pods) == 0 || cl.Steps[0].Shards != 2 {
 				t.Errorf("cluster record lacks placement or steps: %+v", cl)
 			}
@@ -299,6 +337,15 @@ func TestControllerRun(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(dir, results.RunFile))
 			if !strings.Contains(string(b), `"kubernetes"`) || !strings.Contains(string(b), `"node": "node-service"`) {
 				t.Errorf("run.json lacks the cluster and pod placement")
+			}
+			if _, err := report.WriteFiles(dir, dir); err != nil {
+				t.Fatal(err)
+			}
+			html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+			for _, want := range []string{"<th>Image size</th>", "12.9 MiB", "localhost/showdown/go-stdlib:latest"} {
+				if !strings.Contains(string(html), want) {
+					t.Errorf("report.html lacks %q", want)
+				}
 			}
 		})
 	}

@@ -66,6 +66,7 @@ type htmlPage struct {
 	Workloads   []htmlWorkload
 	Environment [][2]string
 	Builds      [][]string
+	BuildHead   []string
 	Plan        string
 	Command     string
 	Colors      []swatch
@@ -180,7 +181,7 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 		}
 		pg.Workloads = append(pg.Workloads, hw)
 	}
-	pg.Environment, pg.Builds = environment(res)
+	pg.Environment, pg.BuildHead, pg.Builds = environment(res)
 	if res.Kind == KindRun {
 		b, _ := json.MarshalIndent(res.Run.Plan, "", "  ")
 		pg.Plan = string(b)
@@ -514,8 +515,9 @@ func downsample(s *results.Series, n int) *results.Series {
 	return out
 }
 
-// environment lists the machine, tools, placement and builds.
-func environment(res *Results) ([][2]string, [][]string) {
+// environment lists the machine, tools, placement and builds (with the
+// builds table's heading: an Image column when images were run).
+func environment(res *Results) ([][2]string, []string, [][]string) {
 	r := res.Run
 	m := r.Machine
 	env := [][2]string{{"Source", res.Kind + ": " + res.Path}}
@@ -570,6 +572,7 @@ func environment(res *Results) ([][2]string, [][]string) {
 		}
 	}
 	var builds [][]string
+	images := false
 	names := make([]string, 0, len(r.Builds))
 	for k := range r.Builds {
 		names = append(names, k)
@@ -585,8 +588,23 @@ func environment(res *Results) ([][2]string, [][]string) {
 			st = "failed: " + b.Error
 		}
 		builds = append(builds, []string{n, FormatBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
+		if b.ImageBytes > 0 {
+			images = true
+		}
 	}
-	return env, builds
+	head := []string{"Service", "Artifact", "Build time", "Status"}
+	if images {
+		head = []string{"Service", "Artifact", "Image", "Image size", "Build time", "Status"}
+		for i, n := range names {
+			b := r.Builds[n]
+			size := ""
+			if b.ImageBytes > 0 {
+				size = FormatBytes(float64(b.ImageBytes))
+			}
+			builds[i] = append(builds[i][:2:2], b.Image, size, builds[i][2], builds[i][3])
+		}
+	}
+	return env, head, builds
 }
 
 // htmlCellText is cellText with the range on a second, smaller line.

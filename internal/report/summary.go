@@ -51,6 +51,7 @@ var Metrics = []Metric{
 	{"fds", "FDs", false, func(l *results.LevelRun, _ *results.ServiceRun) float64 { return float64(l.Service.FDsMax) }},
 	{"startup_seconds", "Startup s", false, func(_ *results.LevelRun, s *results.ServiceRun) float64 { return s.StartupSeconds }},
 	{"artifact_bytes", "Artifact", false, func(_ *results.LevelRun, s *results.ServiceRun) float64 { return float64(s.ArtifactBytes) }},
+	{"image_bytes", "Image", false, func(_ *results.LevelRun, s *results.ServiceRun) float64 { return float64(s.ImageBytes) }},
 }
 
 // metric returns the metric of a key; it panics on an unknown key (a

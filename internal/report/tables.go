@@ -128,11 +128,12 @@ func tableColumns() []tableColumn {
 		{"fds", false, n0},
 		{"startup_seconds", false, func(v float64) string { return fmt.Sprintf("%.2fs", v) }},
 		{"artifact_bytes", false, FormatBytes},
+		{"image_bytes", false, FormatBytes},
 	}
 }
 
 // alwaysShown are the columns every table keeps; the others (resources,
-// startup, artifact) are left out when no cell of the table has them, as
+// startup, artifact, image) are left out when no cell of the table has them, as
 // for an import.
 var alwaysShown = map[string]bool{"samples": true, "mean_ms": true, "p50_ms": true, "p90_ms": true, "p95_ms": true,
 	"p99_ms": true, "min_ms": true, "max_ms": true, "error_percent": true, "throughput": true}

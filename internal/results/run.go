@@ -81,8 +81,12 @@ type Build struct {
 	Cached        bool    `json:"cached"`
 	Seconds       float64 `json:"seconds"`
 	ArtifactBytes int64   `json:"artifact_bytes"`
-	Error         string  `json:"error,omitempty"`
-	LogTail       string  `json:"log_tail,omitempty"`
+	// Image and ImageBytes name the container image built from the
+	// artifact and its size (k8s run; empty for a local run).
+	Image      string `json:"image,omitempty"`
+	ImageBytes int64  `json:"image_bytes,omitempty"`
+	Error      string `json:"error,omitempty"`
+	LogTail    string `json:"log_tail,omitempty"`
 }
 
 // DatabaseInfo records the database servers' settings and data.
@@ -124,7 +128,10 @@ type ServiceRun struct {
 	RSSWarmBytes  uint64 `json:"rss_after_warmup_bytes"`
 	RSSAfterBytes uint64 `json:"rss_after_load_bytes"`
 	ArtifactBytes int64  `json:"artifact_bytes"`
-	ExitCode      int    `json:"exit_code"`
+	// ImageBytes is the size of the container image the service ran
+	// from (k8s run; 0 for a local run).
+	ImageBytes int64 `json:"image_bytes,omitempty"`
+	ExitCode   int   `json:"exit_code"`
 	// Warmup is how this workload's warm-up went on this start.
 	Warmup *Warmup     `json:"warmup,omitempty"`
 	Levels []*LevelRun `json:"levels"`
