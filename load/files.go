@@ -350,9 +350,10 @@ func (r *Result) sumIntervals() error {
 // Merge combines the results of shards of one attack into one: counts are
 // summed and histograms merged interval by interval (never percentiles
 // averaged). Intervals are aligned by their index from each shard's start.
-// Each input histogram is decoded once and merged into an in-memory
-// histogram of its interval and tag; each merged interval is encoded once
-// at the end, so the work is linear in the shards' histograms.
+// Each input histogram's counts are added once into an in-memory sum of
+// its interval and tag, without building a histogram per input; each
+// merged interval is encoded once at the end, so the work is linear in
+// the shards' histograms.
 func Merge(results ...*Result) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
@@ -379,24 +380,13 @@ func Merge(results ...*Result) (*Result, error) {
 			}
 		}
 	}
-	// hists holds each merged interval's histograms until they are encoded.
+	// hists holds each merged interval's sums until they are encoded.
 	type hists struct {
-		latency, service map[string]*hdrhistogram.Histogram
-		lateness         *hdrhistogram.Histogram
+		latency, service map[string]*histSum
+		lateness         histSum
 	}
 	var merged []hists
-	into := func(dst **hdrhistogram.Histogram, payload string) error {
-		h, err := hdrhistogram.Decode([]byte(payload))
-		if err != nil {
-			return err
-		}
-		if *dst == nil {
-			*dst = h
-			return nil
-		}
-		(*dst).Merge(h)
-		return nil
-	}
+	var dec histDecoder
 	for i, r := range results {
 		s := r.Summary
 		if s.Model != first.Model {
@@ -431,7 +421,7 @@ func Merge(results ...*Result) (*Result, error) {
 		for j, iv := range r.Intervals {
 			if j >= len(out.Intervals) {
 				out.Intervals = append(out.Intervals, Interval{Second: j, Latency: map[string]string{}, Service: map[string]string{}})
-				merged = append(merged, hists{latency: map[string]*hdrhistogram.Histogram{}, service: map[string]*hdrhistogram.Histogram{}})
+				merged = append(merged, hists{latency: map[string]*histSum{}, service: map[string]*histSum{}})
 			}
 			o, m := &out.Intervals[j], &merged[j]
 			o.Seconds = math.Max(o.Seconds, iv.Seconds)
@@ -439,20 +429,23 @@ func Merge(results ...*Result) (*Result, error) {
 			o.Errors += iv.Errors
 			o.Active += iv.Active
 			if iv.Lateness != "" {
-				if err := into(&m.lateness, iv.Lateness); err != nil {
+				if err := m.lateness.add(&dec, iv.Lateness); err != nil {
 					return nil, fmt.Errorf("merge: result %d, interval %d, lateness: %w", i+1, j, err)
 				}
 			}
 			for _, p := range [2]struct {
-				dst map[string]*hdrhistogram.Histogram
+				dst map[string]*histSum
 				src map[string]string
 			}{{m.latency, iv.Latency}, {m.service, iv.Service}} {
 				for tag, payload := range p.src {
-					h := p.dst[tag]
-					if err := into(&h, payload); err != nil {
+					sum := p.dst[tag]
+					if sum == nil {
+						sum = &histSum{}
+						p.dst[tag] = sum
+					}
+					if err := sum.add(&dec, payload); err != nil {
 						return nil, fmt.Errorf("merge: result %d, interval %d, tag %s: %w", i+1, j, tag, err)
 					}
-					p.dst[tag] = h
 				}
 			}
 		}
@@ -470,12 +463,17 @@ func Merge(results ...*Result) (*Result, error) {
 	}
 	for i := range out.Intervals {
 		iv, m := &out.Intervals[i], &merged[i]
-		for _, p := range [2]struct {
-			src map[string]*hdrhistogram.Histogram
+		var total *hdrhistogram.Histogram
+		for k, p := range [2]struct {
+			src map[string]*histSum
 			dst map[string]string
 			tot map[string]*hdrhistogram.Histogram
 		}{{m.latency, iv.Latency, out.latency}, {m.service, iv.Service, out.service}} {
-			for tag, h := range p.src {
+			for tag, sum := range p.src {
+				h := sum.histogram()
+				if k == 0 && tag == TotalTag {
+					total = h
+				}
 				p.dst[tag] = encodeHist(h)
 				if p.tot[tag] == nil {
 					p.tot[tag] = newHist()
@@ -483,11 +481,11 @@ func Merge(results ...*Result) (*Result, error) {
 				p.tot[tag].Merge(h)
 			}
 		}
-		if h := m.latency[TotalTag]; h != nil && h.TotalCount() > 0 {
+		if h := total; h != nil && h.TotalCount() > 0 {
 			iv.P50, iv.P90 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90))
 			iv.P99, iv.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
 		}
-		if h := m.lateness; h != nil {
+		if h := m.lateness.histogram(); h != nil {
 			iv.Lateness = encodeHist(h)
 			if out.lateness == nil {
 				out.lateness = newHist()

@@ -109,3 +109,46 @@ func TestMergeExact(t *testing.T) {
 		t.Errorf("merged lateness holds %d samples, want %d", late, samples)
 	}
 }
+
+// TestMergeMixedGeometry merges a shard whose histograms have another
+// range and precision (another tool's, say) with one of the engine's:
+// nothing is lost, and the engine's own histograms still merge exactly.
+func TestMergeMixedGeometry(t *testing.T) {
+	ours, theirs := newHist(), hdrhistogram.New(1, 10_000_000_000, 2)
+	for v := int64(1); v <= 1000; v++ {
+		ours.RecordValue(v * 1000)
+		theirs.RecordValue(v * 2000)
+	}
+	enc, err := theirs.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(payload string) *Result {
+		return &Result{Summary: Summary{Model: "open", DurationSeconds: 1}, Intervals: []Interval{{Seconds: 1, Requests: 1000,
+			Latency: map[string]string{TotalTag: payload}, Service: map[string]string{}}}}
+	}
+	for _, tc := range []struct {
+		name   string
+		shards []*Result
+	}{
+		// The engine's histogram first: the other one is merged into it.
+		{"ours first", []*Result{mk(encodeHist(ours)), mk(string(enc))}},
+		// The other one first: the engine's is merged into it.
+		{"theirs first", []*Result{mk(string(enc)), mk(encodeHist(ours))}},
+	} {
+		m, err := Merge(tc.shards...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := DecodeHistogram(m.Intervals[0].Latency[TotalTag])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.TotalCount() != 2000 || m.Latency("").TotalCount() != 2000 {
+			t.Errorf("%s: merged %d samples (total %d), want 2000", tc.name, h.TotalCount(), m.Latency("").TotalCount())
+		}
+		if d := h.Max() - 2_000_000; d < -20_000 || d > 20_000 {
+			t.Errorf("%s: merged max %d, want 2 ms within the coarser histogram's 1%%", tc.name, h.Max())
+		}
+	}
+}
