@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/showdownlab/showdown/internal/monitor"
@@ -33,17 +34,22 @@ import (
 // fake clientset: it makes the pods of every StatefulSet, Deployment and
 // Job and gives them the status the test asks for.
 type kubelet struct {
-	cs *fake.Clientset
+	cs kubernetes.Interface
 	ns string
+	// every is the time between two looks (2 ms when zero).
+	every time.Duration
 	// status gives a pod's status from its role (database, service,
 	// generator) and name.
 	status func(role, pod string) corev1.PodStatus
 }
 
 func (k *kubelet) run(ctx context.Context) {
+	if k.every == 0 {
+		k.every = 2 * time.Millisecond
+	}
 	for ctx.Err() == nil {
 		k.sync(ctx)
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(k.every)
 	}
 }
 
@@ -60,7 +66,25 @@ func (k *kubelet) ensure(ctx context.Context, name, role string, labels, annotat
 		return
 	}
 	p.Status = k.status(role, name)
+	// A status names the pod's own containers, as a real API server wants.
+	for i := range p.Status.ContainerStatuses {
+		if !hasContainer(p.Spec, p.Status.ContainerStatuses[i].Name) {
+			p.Status.ContainerStatuses[i].Name = p.Spec.Containers[0].Name
+		}
+		if p.Status.ContainerStatuses[i].Image == "" {
+			p.Status.ContainerStatuses[i].Image = p.Spec.Containers[0].Image
+		}
+	}
 	pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+}
+
+func hasContainer(spec corev1.PodSpec, name string) bool {
+	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (k *kubelet) sync(ctx context.Context) {
