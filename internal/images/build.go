@@ -320,9 +320,10 @@ func (b *Builder) stageJava(ctx context.Context, m *service.Manifest, stage stri
 	if out, err := c.CombinedOutput(); err != nil {
 		return fmt.Errorf("jlink: %w\n%s", err, out)
 	}
-	// The CDS archive was recorded with the full JDK; with the jlinked one
-	// -Xshare:auto falls back to no archive, so it is left out.
+	// The CDS archive and the AOT cache were recorded with the full JDK;
+	// with the jlinked one the JVM falls back to neither, so they are left out.
 	os.Remove(filepath.Join(stage, "app", "app.jsa"))
+	os.Remove(filepath.Join(stage, "app", "app.aot"))
 	return nil
 }
 

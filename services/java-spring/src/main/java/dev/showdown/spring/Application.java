@@ -60,14 +60,24 @@ public class Application {
         System.exit(0);
     }
 
-    /** ready logs one line once the service accepts requests. */
+    /**
+     * ready logs one line once the service accepts requests. With -Dshowdown.train=N (the build's AOT
+     * training run) it then sends the service N rounds of requests (Training) and exits 0, so the JVM
+     * writes its AOT cache.
+     */
     @EventListener
     public void ready(ApplicationReadyEvent event) {
         var env = event.getApplicationContext().getEnvironment();
+        String port = env.getProperty("local.server.port");
         log.atInfo().setMessage("ready")
                 .addKeyValue("address", env.getProperty("server.address"))
-                .addKeyValue("port", env.getProperty("local.server.port"))
+                .addKeyValue("port", port)
                 .addKeyValue("startup_ms", event.getTimeTaken().toMillis())
                 .log();
+        Integer train = Integer.getInteger("showdown.train");
+        if (train != null && port != null) {
+            Training.run(Integer.parseInt(port), train);
+            System.exit(SpringApplication.exit(event.getApplicationContext()));
+        }
     }
 }
