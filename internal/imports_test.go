@@ -35,6 +35,7 @@ var importRules = []struct {
 	{"internal/verify", []string{"internal/lab", "internal/report", "internal/stack", "internal/results"}, "the contract suite checks a URL, whoever started it"},
 	{"internal/db", []string{"internal/lab", "internal/report", "internal/stack", "internal/verify", "internal/results"}, "the databases know no runner"},
 	{"internal/service", []string{"internal/lab", "internal/report", "internal/stack", "internal/db"}, "a service knows how to build and start, not what runs it"},
+	{"internal/faults", []string{"internal/lab", "internal/report", "internal/verify"}, "the fault test brings a stack up and judges it, whoever asks"},
 	{"internal/scenario", []string{"internal/lab", "internal/report", "internal/stack", "internal/db"}, "scenarios only drive load"},
 }
 

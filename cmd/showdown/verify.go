@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/faults"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
@@ -44,6 +45,10 @@ type verifyOptions struct {
 	skuRows       int
 	healthTimeout time.Duration
 	verbose       bool
+	// faults runs the bank under faults instead of the suite (faults.go).
+	faults   bool
+	fault    faults.Options
+	faultArg string
 }
 
 func runVerify(st *state, args []string) error {
@@ -56,6 +61,11 @@ func runVerify(st *state, args []string) error {
 	fs.IntVar(&o.skuRows, "sku-rows", defaultVerifySKURows, "rows loaded into the sku table")
 	fs.DurationVar(&o.healthTimeout, "health-timeout", stack.DefaultHealthTimeout, "how long a service may take to answer GET /health with 200")
 	fs.BoolVar(&o.verbose, "v", false, "copy build and service output to stderr")
+	fs.BoolVar(&o.faults, "faults", false, "run the bank under faults (kill -9, hung and crashed database, SIGTERM mid-transaction) instead of the suite, on a durable database")
+	fs.StringVar(&o.faultArg, "fault", "all", "with --faults: the faults to inject, comma-separated, in order ("+faults.Names()+")")
+	fs.DurationVar(&o.fault.PerFault, "per-fault", faults.DefaultPerFault, "with --faults: each fault's window of transfers")
+	fs.IntVar(&o.fault.Workers, "workers", faults.DefaultWorkers, "with --faults: transfer workers sending back to back")
+	fs.DurationVar(&o.fault.Pause, "pause", faults.DefaultPause, "with --faults: how long db-pause keeps the database stopped")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -74,6 +84,25 @@ func runVerify(st *state, args []string) error {
 				o.workloads = append(o.workloads, w)
 			}
 		}
+	}
+	if o.faults {
+		var err error
+		if o.fault.Faults, err = faults.ParseFaults(o.faultArg); err != nil {
+			return usageError{err: err, hint: "e.g. --fault service-kill,db-crash"}
+		}
+		switch {
+		case o.url != "":
+			return usageError{err: errors.New("--faults needs --service"), hint: "the faults kill and restart the service and its database, so showdown must start them"}
+		case len(o.workloads) > 1 || (len(o.workloads) == 1 && o.workloads[0] != "bank"):
+			return usageError{err: errors.New("--faults runs the bank workload only"), hint: "drop --workload"}
+		case o.fault.Workers < 1 || o.fault.Workers > 1000:
+			return usageError{err: fmt.Errorf("--workers %d is out of range", o.fault.Workers), hint: "1 .. 1000; the default is 50"}
+		case o.fault.PerFault < time.Second:
+			return usageError{err: fmt.Errorf("--per-fault %v is too short", o.fault.PerFault), hint: "at least 1s; the default is 60s"}
+		case o.fault.Pause <= 0:
+			return usageError{err: fmt.Errorf("--pause %v is not positive", o.fault.Pause), hint: "the default is 5s"}
+		}
+		o.workloads = []string{"bank"}
 	}
 	if o.skuRows < 100 {
 		return usageError{err: fmt.Errorf("--sku-rows %d is too small", o.skuRows), hint: "the sku checks need at least 100 rows; the default is 20000"}
@@ -290,6 +319,9 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 			continue
 		}
 		built[m.Name] = true
+	}
+	if o.faults {
+		return verifyFaults(st, o, targets, wls, built, broken, out)
 	}
 
 	dbs, err := verifyDatabases(ctx, st.stderr, stack.Engines(every))

@@ -11,7 +11,9 @@
 // (151). Both trade durability for speed, as a throwaway database may:
 // PostgreSQL runs with fsync, synchronous_commit and full_page_writes off,
 // MariaDB with innodb_flush_log_at_trx_commit=2, no doublewrite buffer and no
-// binary log. Every stack meets the same settings.
+// binary log. Every stack meets the same settings. WithDurable turns
+// durability back on (the fault test needs a database that keeps every
+// commit it acknowledged through a crash).
 //
 // Logins: every server gets passwords made for it alone. The service's
 // login (URL, DSN) is no superuser and has no FILE privilege: it may read
@@ -66,6 +68,8 @@ type options struct {
 	settings     []setting
 	// statementStats loads pg_stat_statements (see WithStatementStats).
 	statementStats bool
+	// durable keeps every acknowledged commit through a crash (see WithDurable).
+	durable bool
 }
 
 type setting struct{ name, value string }
@@ -125,6 +129,25 @@ func WithSetting(name, value string) Option {
 // statements without it.
 func WithStatementStats() Option {
 	return func(o *options) { o.statementStats = true }
+}
+
+// WithDurable runs the server durably: PostgreSQL with fsync,
+// synchronous_commit and full_page_writes on; MariaDB with
+// innodb_flush_log_at_trx_commit=1 and the doublewrite buffer (no binary
+// log, so sync_binlog does not apply). Without it a crash may lose commits
+// already acknowledged, which is the database's contract, not the
+// service's; the fault test (showdown verify --faults) needs it.
+func WithDurable() Option {
+	return func(o *options) { o.durable = true }
+}
+
+// DurableSettings describes the durability settings of a server started
+// with or without WithDurable, for a report.
+func DurableSettings(durable bool) string {
+	if durable {
+		return "durable: PostgreSQL fsync=on synchronous_commit=on full_page_writes=on; MariaDB innodb_flush_log_at_trx_commit=1 innodb_doublewrite=1"
+	}
+	return "not durable: PostgreSQL fsync=off synchronous_commit=off full_page_writes=off; MariaDB innodb_flush_log_at_trx_commit=2 innodb_doublewrite=0"
 }
 
 // Servers groups the servers a set of workloads needs; nil for one not started.

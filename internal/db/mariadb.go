@@ -142,9 +142,12 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 			"--skip-log-bin",
 			"--local-infile=0",
 			"--secure-file-priv="+files,
-			"--innodb-flush-log-at-trx-commit=2",
-			"--innodb-doublewrite=0",
 		)
+		if o.durable {
+			args = append(args, "--innodb-flush-log-at-trx-commit=1", "--innodb-doublewrite=1")
+		} else {
+			args = append(args, "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0")
+		}
 		if o.maxConns > 0 {
 			args = append(args, "--max-connections="+strconv.Itoa(o.maxConns))
 		}
@@ -220,6 +223,10 @@ func (m *MariaDB) Restart(ctx context.Context) error {
 	}
 	return m.s.up(ctx)
 }
+
+// Crash kills mariadbd with SIGKILL and keeps data and port; Up starts it
+// again and InnoDB recovers from its redo log.
+func (m *MariaDB) Crash() error { return m.s.crash() }
 
 // Stop stops the server and removes its directory; it is safe to call more than once.
 func (m *MariaDB) Stop() error {

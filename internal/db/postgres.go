@@ -130,10 +130,12 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 			"-c", "listen_addresses=127.0.0.1",
 			"-c", "unix_socket_permissions=0700",
 			"-c", "max_connections=" + strconv.Itoa(o.maxConns),
-			"-c", "fsync=off",
-			"-c", "synchronous_commit=off",
-			"-c", "full_page_writes=off",
 			"-c", "logging_collector=off",
+		}
+		if o.durable {
+			args = append(args, "-c", "fsync=on", "-c", "synchronous_commit=on", "-c", "full_page_writes=on")
+		} else {
+			args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 		}
 		if o.statementStats {
 			args = append(args, "-c", "shared_preload_libraries=pg_stat_statements",
@@ -238,6 +240,11 @@ func (p *Postgres) Restart(ctx context.Context) error {
 	}
 	return p.s.up(ctx)
 }
+
+// Crash kills the postmaster with SIGKILL and then its backends, as a
+// host crash would, and keeps data and port; Up starts it again and
+// PostgreSQL recovers from its write-ahead log.
+func (p *Postgres) Crash() error { return p.s.crash() }
 
 // Stop stops the server and removes its directory; it is safe to call more than once.
 func (p *Postgres) Stop() error {

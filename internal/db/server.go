@@ -495,6 +495,29 @@ func (s *server) down() error {
 	return err
 }
 
+// crash kills the server process with SIGKILL, then whatever it had
+// started (PostgreSQL's backends, in sessions of their own, would outlive
+// their postmaster and keep the shared memory a new one needs), and keeps
+// the directory and port for up.
+func (s *server) crash() error {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.cmd, s.done = nil, nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return fmt.Errorf("%s is not running", s.engine)
+	}
+	pid := cmd.Process.Pid
+	kids := children(pid) // before the kill: orphans are reparented
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	for _, k := range kids {
+		k.kill()
+	}
+	<-done
+	return nil
+}
+
 // stop stops the server and removes its directory; later calls do nothing.
 func (s *server) stop() error {
 	err := s.down()

@@ -111,6 +111,9 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 			_ = results.WriteRun(dir, x.rec)
 		}
 	}
+	if p.Faults != nil && ctx.Err() == nil {
+		x.runFaults(ctx)
+	}
 	return dir, x.rec, ctx.Err()
 }
 

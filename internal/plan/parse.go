@@ -132,6 +132,20 @@ func (p *Plan) applyDefaults() {
 	if _, ok := p.Env["LOG_REQUESTS"]; !ok {
 		p.Env["LOG_REQUESTS"] = "false"
 	}
+	if f := p.Faults; f != nil {
+		if len(f.Inject) == 0 {
+			f.Inject = append([]string(nil), FaultNames...)
+		}
+		if f.PerFault == 0 {
+			f.PerFault = Duration(DefaultFaultWindow)
+		}
+		if f.Workers == 0 {
+			f.Workers = DefaultFaultWorkers
+		}
+		if f.Pause == 0 {
+			f.Pause = Duration(DefaultFaultPause)
+		}
+	}
 	d := &p.Database
 	if d.MaxConnections == 0 {
 		d.MaxConnections = DefaultMaxConnections

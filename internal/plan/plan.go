@@ -30,6 +30,10 @@ const (
 	DefaultMaxConnections = workloads.DefaultMaxConnections
 	DefaultSKURows        = workloads.DefaultSKURows
 	DefaultSeed           = workloads.DefaultSeed
+	// The fault test's defaults (faults:), those of showdown verify --faults.
+	DefaultFaultWindow  = 60 * time.Second
+	DefaultFaultWorkers = 50
+	DefaultFaultPause   = 5 * time.Second
 )
 
 // Plan is one experiment, as read from plans/*.yaml and resolved with
@@ -68,6 +72,10 @@ type Plan struct {
 	// Published are the figures a source experiment reported, which the
 	// report sets beside this run's.
 	Published []Published `yaml:"published" json:"published,omitempty"`
+	// Faults, when set, runs the bank under faults for every
+	// implementation after the measured trials, on a durable database of
+	// its own (showdown verify --faults).
+	Faults *Faults `yaml:"faults" json:"faults,omitempty"`
 
 	// File is where the plan was read from.
 	File string `yaml:"-" json:"file"`
@@ -94,6 +102,22 @@ type Published struct {
 	Figures map[string]float64 `yaml:"figures" json:"figures"`
 	// Note says what differs from the source's setup.
 	Note string `yaml:"note" json:"note,omitempty"`
+}
+
+// FaultNames are the faults a plan may list, in the order the fault test
+// injects them (package faults defines what each does).
+var FaultNames = []string{"service-kill", "db-pause", "db-restart", "db-crash", "service-term"}
+
+// Faults configures the fault test of a plan.
+type Faults struct {
+	// Inject lists the faults, in order (default: FaultNames).
+	Inject []string `yaml:"inject" json:"inject"`
+	// PerFault is each fault's window of transfers (default 60s).
+	PerFault Duration `yaml:"per_fault" json:"per_fault"`
+	// Workers send transfers back to back (default 50).
+	Workers int `yaml:"workers" json:"workers"`
+	// Pause is how long db-pause keeps the database stopped (default 5s).
+	Pause Duration `yaml:"pause" json:"pause"`
 }
 
 // Implementation is a service, optionally as a variant: the same service

@@ -146,6 +146,12 @@ database:
 			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\npublished:\n  - source: s\n    level: 7\n    metric: speed\n    figures: {go-stdlib: 1, cobol: 2}\n",
 			want: []string{"7: published.0.level: level 7", "8: published.0.metric: unknown metric", "9: published.0.figures: no implementation \"cobol\""},
 		},
+		{
+			// The fault test needs known faults, workers, a window and a bank.
+			name: "faults",
+			plan: "name: x\nimplementations: [string-only]\nworkloads: [string]\nload: {levels: [1]}\nfaults:\n  inject: [db-crash, meteor]\n  workers: -1\n  per_fault: 10ms\n",
+			want: []string{"6: faults.inject.1: unknown fault \"meteor\"", "6: faults: no implementation of the plan serves bank", "7: faults.workers: -1 workers", "8: faults.per_fault: 10ms is too short"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,6 +170,21 @@ database:
 				}
 			}
 		})
+	}
+}
+
+func TestParsePlanFaults(t *testing.T) {
+	p, err := ParsePlan("p.yaml", []byte(goodPlan+"faults: {per_fault: 90s}\n"), testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := p.Faults
+	if f == nil || strings.Join(f.Inject, ",") != strings.Join(FaultNames, ",") || f.Workers != DefaultFaultWorkers ||
+		time.Duration(f.PerFault) != 90*time.Second || time.Duration(f.Pause) != DefaultFaultPause {
+		t.Errorf("faults = %+v, want every fault, %d workers, 90s, pause %v", f, DefaultFaultWorkers, DefaultFaultPause)
+	}
+	if p, _ := ParsePlan("p.yaml", []byte(goodPlan), testCatalog); p.Faults != nil {
+		t.Errorf("a plan without faults: %+v", p.Faults)
 	}
 }
 

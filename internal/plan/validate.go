@@ -191,5 +191,24 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if p.Limits.Memory < 0 || (p.Limits.Memory > 0 && p.Limits.Memory < 32<<20) {
 		add([]string{"limits", "memory"}, "at least 32MiB", "memory limit %d bytes is too small", p.Limits.Memory)
 	}
+	if f := p.Faults; f != nil {
+		for i, n := range f.Inject {
+			if !contains(FaultNames, n) {
+				add([]string{"faults", "inject", strconv.Itoa(i)}, "one of: "+strings.Join(FaultNames, ", "), "unknown fault %q", n)
+			}
+		}
+		if f.Workers < 1 || f.Workers > 1000 {
+			add([]string{"faults", "workers"}, "1 .. 1000", "%d workers is out of range", f.Workers)
+		}
+		if time.Duration(f.PerFault) < time.Second {
+			add([]string{"faults", "per_fault"}, "at least 1s", "%v is too short", time.Duration(f.PerFault))
+		}
+		if f.Pause < 0 {
+			add([]string{"faults", "pause"}, "e.g. 5s", "%v is negative", time.Duration(f.Pause))
+		}
+		if !slices.ContainsFunc(p.Implementations, func(im Implementation) bool { return slices.Contains(catalog[im.Service], "bank") }) {
+			add([]string{"faults"}, "add an implementation that serves bank", "no implementation of the plan serves bank, the workload the fault test runs")
+		}
+	}
 	return errs
 }

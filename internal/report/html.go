@@ -71,6 +71,9 @@ type htmlPage struct {
 	Command     string
 	Colors      []swatch
 	Charts      int
+	// Faults are the plan's fault tests (run.json's faults).
+	Faults    []*results.FaultTest
+	FaultCols []string
 }
 
 type htmlCol struct{ Title string }
@@ -180,6 +183,9 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			hw.Cells = append(hw.Cells, hc)
 		}
 		pg.Workloads = append(pg.Workloads, hw)
+	}
+	if res.Run != nil && len(res.Run.Faults) > 0 {
+		pg.Faults, pg.FaultCols = res.Run.Faults, results.FaultColumns
 	}
 	pg.Environment, pg.BuildHead, pg.Builds = environment(res)
 	if res.Kind == KindRun {

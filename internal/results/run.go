@@ -74,6 +74,9 @@ type Run struct {
 	Services []*ServiceRun `json:"services"`
 	// Warnings are doubts about the run as a whole.
 	Warnings []string `json:"warnings,omitempty"`
+	// Faults holds the fault test of each implementation serving bank,
+	// when the plan has a faults section.
+	Faults []*FaultTest `json:"faults,omitempty"`
 }
 
 // Build is what building one service did.

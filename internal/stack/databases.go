@@ -26,6 +26,7 @@ type Server interface {
 	Stop() error
 	Pause() error  // freeze it (SIGSTOP), for the hung-database checks
 	Resume() error // thaw it
+	Crash() error  // kill it (SIGKILL) keeping its data, for the fault test
 }
 
 var (
@@ -68,6 +69,9 @@ type DatabaseOptions struct {
 	// (db.WithStatementStats) for Statements; verify wants it, measured
 	// runs do not pay for it.
 	StatementStats bool
+	// Durable runs the servers durably (db.WithDurable), as the fault
+	// test needs.
+	Durable bool
 }
 
 // Databases are the database servers a set of workloads needs.
@@ -94,6 +98,9 @@ func StartDatabases(ctx context.Context, engines []workloads.Engine, o DatabaseO
 		}
 		if o.StatementStats {
 			opts = append(opts, db.WithStatementStats())
+		}
+		if o.Durable {
+			opts = append(opts, db.WithDurable())
 		}
 		if o.LogDir != "" {
 			f, err := os.Create(filepath.Join(o.LogDir, logName(e)))

@@ -1,0 +1,102 @@
+package lab
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/faults"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// runFaults runs the bank under faults (package faults) for every
+// implementation that serves bank, one after the other, on a durable
+// PostgreSQL of its own, and records each in run.json. The service runs
+// with the plan's environment and the database is pinned like the
+// measured one; the service is not confined to its control group, since
+// a fault restarts it.
+func (x *execution) runFaults(ctx context.Context) {
+	p := x.plan
+	fo := faults.Options{Workers: p.Faults.Workers, PerFault: time.Duration(p.Faults.PerFault),
+		Pause: time.Duration(p.Faults.Pause), Progress: sayWriter{x}}
+	var err error
+	if fo.Faults, err = faults.ParseFaults(strings.Join(p.Faults.Inject, ",")); err != nil {
+		x.warn("faults: %v", err)
+		return
+	}
+	dir := filepath.Join(x.dir, "faults")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		x.warn("faults: %v", err)
+		return
+	}
+	dbs, err := stack.StartDatabases(ctx, []workloads.Engine{workloads.Postgres}, stack.DatabaseOptions{
+		MaxConnections: p.Database.MaxConnections,
+		LogDir:         dir,
+		CPUs:           p.Placement.DatabaseCPUs,
+		Progress:       sayWriter{x},
+		Warn:           func(msg string) { x.warn("%s", msg) },
+		Durable:        true,
+	})
+	if err != nil {
+		x.warn("faults: start a durable PostgreSQL: %v", err)
+		return
+	}
+	defer dbs.Stop()
+	for _, im := range p.Implementations {
+		m := x.manifests[im.Service]
+		if m == nil || !m.Supports("bank") || ctx.Err() != nil {
+			continue
+		}
+		if b := x.rec.Builds[im.Service]; b == nil || b.Error != "" {
+			continue
+		}
+		ft, err := x.faultOne(ctx, im, dbs, dir, fo)
+		if err != nil {
+			x.warn("faults of %s: %v", im.ID(), err)
+			continue
+		}
+		x.rec.Faults = append(x.rec.Faults, ft)
+		x.say("faults of %s: %s", im.ID(), ft.Verdict)
+		_ = results.WriteRun(x.dir, x.rec)
+	}
+}
+
+// faultOne prepares the bank, starts implementation im and runs the
+// faults against it.
+func (x *execution) faultOne(ctx context.Context, im plan.Implementation, dbs *stack.Databases, dir string, fo faults.Options) (*results.FaultTest, error) {
+	env := map[string]string{}
+	for k, v := range x.plan.Env {
+		env[k] = v
+	}
+	for k, v := range im.Env {
+		env[k] = v
+	}
+	if err := dbs.Up(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := dbs.Prepare(ctx, []string{"bank"}, db.PrepareOptions{}); err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(dir, sanitizeName(im.ID())+".log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	svc, err := faults.StartStackService(ctx, x.manifests[im.Service], dbs, stack.ServiceOptions{Env: env, Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _, _ = svc.Stop() }()
+	t, err := faults.StackTarget(svc, dbs, true)
+	if err != nil {
+		return nil, err
+	}
+	t.Stack = im.ID()
+	return faults.Run(ctx, t, fo)
+}
