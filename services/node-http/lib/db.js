@@ -61,6 +61,15 @@ class CheckedPgPool extends pg.Pool {
     this.on('release', (err, client) => {
       client[releasedAt] = Date.now();
     });
+    // A connection that fails while lent out (the server shut down or
+    // crashed under a transaction: 57P01, a reset) emits 'error' on its
+    // client. pg's pool listens only while the client is idle, and an
+    // 'error' event nobody hears ends the process. The request holding
+    // the client gets the same error from its query and releases the
+    // client broken, so this listener only has to hear it.
+    this.on('connect', (client) => {
+      client.on('error', () => {});
+    });
   }
 
   connect(cb) {
