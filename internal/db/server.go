@@ -305,6 +305,16 @@ func children(pid int) []proc {
 	return out
 }
 
+// zombie reports whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
 // alive reports whether the same process still exists.
 func (p proc) alive() bool {
 	st, _ := startTime(p.pid)
@@ -508,14 +518,29 @@ func (s *server) crash() error {
 		return fmt.Errorf("%s is not running", s.engine)
 	}
 	pid := cmd.Process.Pid
-	kids := children(pid) // before the kill: orphans are reparented
+	// Stopped, the postmaster forks no backend between the list of its
+	// children and the kill (orphans would be reparented, out of reach,
+	// and keep the shared memory a new server refuses to share).
+	_ = syscall.Kill(pid, syscall.SIGSTOP)
+	kids := children(pid)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	for _, k := range kids {
 		k.kill()
 	}
 	<-done
-	return nil
+	for deadline := time.Now().Add(DefaultStopTimeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		left := 0
+		for _, k := range kids {
+			if k.alive() && !zombie(k.pid) {
+				left++
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: processes of pid %d outlived SIGKILL", s.engine, pid)
 }
 
 // stop stops the server and removes its directory; later calls do nothing.

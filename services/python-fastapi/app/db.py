@@ -107,6 +107,13 @@ class Postgres:
                     raise
             yield conn
             ok = True
+        except BaseException as exc:
+            if unavailable(exc):
+                # One the database dropped, or out of step with its
+                # protocol, is never lent again (it may be gone already).
+                with contextlib.suppress(asyncpg.InterfaceError):
+                    conn.terminate()
+            raise
         finally:
             if ok:
                 self.last_ok = time.monotonic()
@@ -229,7 +236,7 @@ _MYSQL_UNAVAILABLE = {
 }
 
 # The exception classes the database drivers raise; db_error sorts them.
-DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncmy.errors.Error, OSError, RuntimeError)
+DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError, asyncmy.errors.Error, OSError, RuntimeError)
 
 
 def unavailable(exc: BaseException) -> bool:
@@ -238,6 +245,11 @@ def unavailable(exc: BaseException) -> bool:
     if isinstance(exc, asyncpg.PostgresError):
         state = getattr(exc, "sqlstate", "") or ""
         return state.startswith(("08", "53", "57P")) or state in ("28P01", "28000")
+    if isinstance(exc, asyncpg.exceptions.InternalClientError):
+        # asyncpg's protocol out of step with its connection, as after the
+        # server ended the session (57P01, a crash) between two statements:
+        # the connection is unusable, the database is what went away.
+        return True
     if isinstance(exc, asyncpg.InterfaceError):
         # A connection closed under a request, or the pool closing at exit.
         return isinstance(exc, asyncpg.exceptions.ConnectionDoesNotExistError) or "closed" in str(exc) or "closing" in str(exc)
