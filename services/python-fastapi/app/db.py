@@ -252,7 +252,15 @@ def unavailable(exc: BaseException) -> bool:
         return True
     if isinstance(exc, asyncpg.InterfaceError):
         # A connection closed under a request, or the pool closing at exit.
-        return isinstance(exc, asyncpg.exceptions.ConnectionDoesNotExistError) or "closed" in str(exc) or "closing" in str(exc)
+        # "another operation is in progress": a statement (a ROLLBACK on the
+        # way out of a transaction) on a connection whose last operation the
+        # lost connection cut short.
+        return (
+            isinstance(exc, asyncpg.exceptions.ConnectionDoesNotExistError)
+            or "closed" in str(exc)
+            or "closing" in str(exc)
+            or "another operation is in progress" in str(exc)
+        )
     if isinstance(exc, asyncmy.errors.Error):
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
         return code in _MYSQL_UNAVAILABLE or isinstance(exc, asyncmy.errors.InterfaceError)
