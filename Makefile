@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/showdown
 
-.PHONY: run test setup build bench clean
+.PHONY: run test setup build bench clean k8s-bin k8s-test
 
 setup:
 	@bash scripts/setup.sh
@@ -23,6 +23,25 @@ test: setup
 	cd services/node-http && npm ci --no-audit --no-fund --loglevel=error && npm test
 	# The venv is the service's build output, made by TestConformance above.
 	cd services/python-fastapi && .venv/bin/python -m unittest discover -s tests
+
+# The real API server test (internal/k8s TestRealAPIServer) needs etcd and
+# kube-apiserver, built once from the tools/k8stest module into the user
+# cache (a cold build is many minutes of CPU: docs/kubernetes.md). make test
+# runs the test when they are there and skips it otherwise.
+K8S_VERSION := v1.34.2
+K8S_BIN ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/showdown/k8stest/$(K8S_VERSION)
+K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=34
+
+$(K8S_BIN)/etcd:
+	cd tools/k8stest && $(GO) build -p 2 -trimpath -o $@ ./etcd
+
+$(K8S_BIN)/kube-apiserver:
+	cd tools/k8stest && $(GO) build -p 2 -trimpath -ldflags '$(K8S_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+k8s-bin: $(K8S_BIN)/etcd $(K8S_BIN)/kube-apiserver
+
+k8s-test: k8s-bin
+	SHOWDOWN_K8S_BIN=$(K8S_BIN) $(GO) test -count=1 -run 'TestRealAPIServer|TestToolModuleVersion' -v ./internal/k8s/
 
 clean:
 	rm -rf bin
