@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/workloads"
 )
 
 func init() {
@@ -31,8 +33,8 @@ func init() {
 	})
 }
 
-// k8sCommands are the subcommands of k8s; the last four run inside the
-// cluster's pods.
+// k8sCommands are the subcommands of k8s; all but the first two run
+// inside the cluster's pods.
 var k8sCommands = []struct {
 	name, summary string
 	run           func(st *state, args []string) error
@@ -43,6 +45,7 @@ var k8sCommands = []struct {
 	{"sampler", "(beside a service) sample the service's process tree every second", runK8sSampler},
 	{"initdb", "(in a database pod) write the schema and data files the image loads", runK8sInitDB},
 	{"pack", "(in a pod) write a results folder as a tar stream to stdout", runK8sPack},
+	{"audit", "(in a pod) check a workload's invariants in the database its services use", runK8sAudit},
 }
 
 func runK8s(st *state, args []string) error {
@@ -398,4 +401,42 @@ func readImages(path string) (map[string]k8s.Image, error) {
 		out[img.Name] = k8s.Image{Ref: img.Ref, Bytes: img.Bytes, ArtifactBytes: img.ArtifactBytes}
 	}
 	return out, nil
+}
+
+func runK8sAudit(st *state, args []string) error {
+	fs := newFlagSet(st, "k8s audit", "--workload W [--url URL]\n\nChecks the workload's invariants (workloads/W/audit.sql) in the database at URL\n(default: $DATABASE_URL for PostgreSQL workloads, $MYSQL_URL for MariaDB ones).")
+	workload := fs.String("workload", "", "the `workload` whose invariants to check")
+	dbURL := fs.String("url", "", "the database's `URL` (default from the environment)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !slices.Contains(workloads.Names, *workload) {
+		return usageError{err: fmt.Errorf("--workload %q: want one of %s", *workload, strings.Join(workloads.Names, ", "))}
+	}
+	if *dbURL == "" {
+		switch workloads.Database(*workload) {
+		case workloads.Postgres:
+			*dbURL = st.getenv("DATABASE_URL")
+		case workloads.MySQL:
+			*dbURL = st.getenv("MYSQL_URL")
+		default:
+			fmt.Fprintf(st.stdout, "audit: %s has no database\n", *workload)
+			return nil
+		}
+	}
+	if *dbURL == "" {
+		return usageError{err: errors.New("no database URL: pass --url or set DATABASE_URL / MYSQL_URL")}
+	}
+	vs, err := db.AuditURL(st.ctx, *workload, *dbURL, -1, -1)
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		fmt.Fprintf(st.stdout, "FAIL %s/%s: %s\n", *workload, v.Check, v.Detail)
+	}
+	if len(vs) > 0 {
+		return exitError{code: exitCheckFailed, err: fmt.Errorf("audit of %s: %d invariant(s) broken", *workload, len(vs))}
+	}
+	fmt.Fprintf(st.stdout, "audit: %s's invariants hold\n", *workload)
+	return nil
 }

@@ -413,15 +413,20 @@ func AuditWithin(ctx context.Context, workload string, s Servers, atLeast, atMos
 		}
 		return nil, nil
 	}
-	queries, err := workloads.Queries(workload, "audit.sql")
-	if err != nil {
-		return nil, err
-	}
 	c, ok, err := connect(ctx, workload, s)
 	if err != nil || !ok {
 		return nil, err
 	}
 	defer c.close()
+	return auditConn(ctx, c, workload, atLeast, atMost)
+}
+
+// auditConn runs the audit queries of workload over c.
+func auditConn(ctx context.Context, c conn, workload string, atLeast, atMost int64) ([]Violation, error) {
+	queries, err := workloads.Queries(workload, "audit.sql")
+	if err != nil {
+		return nil, err
+	}
 	names := make([]string, 0, len(queries))
 	for n := range queries {
 		names = append(names, n)

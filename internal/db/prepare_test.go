@@ -181,6 +181,15 @@ func TestBankAudit(t *testing.T) {
 			if got := checks(v); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("violations %v (%+v), want %v", got, v, tt.want)
 			}
+			// The same audit over the service's own login and URL, as a
+			// Kubernetes run audits its in-cluster database.
+			vu, err := AuditURL(ctx, "bank", s.Postgres.URL(), -1, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := checks(vu); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("by URL: violations %v (%+v), want %v", got, vu, tt.want)
+			}
 			for _, x := range v {
 				if x.Detail == "" {
 					t.Errorf("violation %s has no detail", x.Check)

@@ -25,6 +25,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // Defaults of the controller.
@@ -61,6 +62,9 @@ type Controller struct {
 	Poll, ReadyTimeout, Grace, Lead time.Duration
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
+	// SkipChecks leaves out the contract check before a workload's first
+	// level and the database audit after its last.
+	SkipChecks bool
 	// Images are the images the run uses by name (go-stdlib, showdown),
 	// as 'showdown images build' recorded them: their sizes go into
 	// run.json and the report beside startup and RSS.
@@ -144,7 +148,7 @@ func (e *PodError) Hint() string {
 		return "raise limits.memory (services) or generator.memory (shards)"
 	case "Unschedulable":
 		return "the cluster lacks the CPU or memory the pods request: add nodes or lower limits / generator.cpu"
-	case "CrashLoopBackOff", "Error":
+	case "CrashLoopBackOff", "Error", "Failed":
 		return "the log lines above say why the container exits"
 	}
 	return ""
@@ -233,10 +237,23 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 			}
 		}
 	}
-	// Deployments live from their first step to their last.
+	// Deployments live from their first step to their last; a workload's
+	// contract is checked before its first level on a deployment and its
+	// database audited after its last.
 	last := map[*Deployment]int{}
+	type run struct {
+		d        *Deployment
+		workload string
+		trial    int
+	}
+	firstOf, lastOf := map[run]int{}, map[run]int{}
 	for i, st := range m.Steps {
 		last[st.Deployment] = i
+		r := run{st.Deployment, st.Workload, st.Trial}
+		if _, ok := firstOf[r]; !ok {
+			firstOf[r] = i
+		}
+		lastOf[r] = i
 	}
 	created := map[*Deployment]bool{}
 	startup := map[*Deployment]float64{}
@@ -274,6 +291,13 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 			runs[key] = sr
 			rec.Services = append(rec.Services, sr)
 		}
+		r := run{d, st.Workload, st.Trial}
+		if firstOf[r] == i && !c.SkipChecks {
+			if err := c.verify(ctx, st); err != nil {
+				sr.Status, sr.Reason = "failed", err.Error()
+				return err
+			}
+		}
 		lr := &results.LevelRun{Level: st.Level, Dir: filepath.Join(sr.Dir, "level-"+strconv.Itoa(st.Level)), Status: results.OK}
 		sr.Levels = append(sr.Levels, lr)
 		res, srec, err := c.step(ctx, st, filepath.Join(dir, lr.Dir))
@@ -289,6 +313,18 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		lr.Warnings = res.Summary.Warnings
 		lr.Service = c.resources(filepath.Join(dir, lr.Dir, "samples"), srec.Start.Add(st.Warmup), res.Summary.DurationSeconds)
 		c.placement(ctx, m.Namespace, cl)
+		if lastOf[r] == i && !c.SkipChecks && workloads.Database(st.Workload) != workloads.NoDatabase {
+			if err := c.audit(ctx, st); err != nil {
+				// The levels were measured; the record says what the
+				// database holds against them.
+				lr.Violations = append(lr.Violations, results.Violation{Check: "audit", Detail: err.Error()})
+				sr.Status, sr.Reason = "failed", err.Error()
+				rec.Warnings = append(rec.Warnings, err.Error())
+				if ctx.Err() != nil {
+					return err
+				}
+			}
+		}
 		if last[d] == i {
 			c.deleteDeployment(ctx, d)
 		}

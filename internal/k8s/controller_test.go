@@ -38,6 +38,12 @@ type kubelet struct {
 	ns string
 	// every is the time between two looks (2 ms when zero).
 	every time.Duration
+	// task gives the status of a one-pod task (verify, audit); nil:
+	// it succeeds.
+	task func(role string) corev1.PodStatus
+	mu   sync.Mutex
+	// tasks records each task pod's arguments by role.
+	tasks map[string][]string
 	// status gives a pod's status from its role (database, service,
 	// generator) and name.
 	status func(role, pod string) corev1.PodStatus
@@ -65,7 +71,21 @@ func (k *kubelet) ensure(ctx context.Context, name, role string, labels, annotat
 	} else if err != nil {
 		return
 	}
-	p.Status = k.status(role, name)
+	switch role {
+	case "verify", "audit":
+		k.mu.Lock()
+		if k.tasks == nil {
+			k.tasks = map[string][]string{}
+		}
+		k.tasks[role] = p.Spec.Containers[0].Args
+		k.mu.Unlock()
+		p.Status = corev1.PodStatus{Phase: corev1.PodSucceeded}
+		if k.task != nil {
+			p.Status = k.task(role)
+		}
+	default:
+		p.Status = k.status(role, name)
+	}
 	// A status names the pod's own containers, as a real API server wants.
 	for i := range p.Status.ContainerStatuses {
 		if !hasContainer(p.Spec, p.Status.ContainerStatuses[i].Name) {
@@ -103,11 +123,18 @@ func (k *kubelet) sync(ctx context.Context) {
 	if js, err := k.cs.BatchV1().Jobs(k.ns).List(ctx, metav1.ListOptions{}); err == nil {
 		for _, j := range js.Items {
 			for i := 0; i < int(*j.Spec.Completions); i++ {
-				k.ensure(ctx, fmt.Sprintf("%s-%d", j.Name, i), "generator", j.Spec.Template.Labels,
+				role := j.Spec.Template.Labels[LabelComponent]
+				k.ensure(ctx, fmt.Sprintf("%s-%d", j.Name, i), role, j.Spec.Template.Labels,
 					map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}, j.Spec.Template.Spec)
 			}
 		}
 	}
+}
+
+// failed is a task pod whose container exited with code.
+func failed(container string, code int32) corev1.PodStatus {
+	return corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{Name: container,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: "Error"}}}}}
 }
 
 // podStart is when every fake service container starts; it is Ready
@@ -239,6 +266,7 @@ func TestControllerRun(t *testing.T) {
 		status func(role, pod string) corev1.PodStatus
 		done   func(shard int) bool
 		cancel bool     // press Ctrl-C while the run waits
+		task   func(role string) corev1.PodStatus
 		want   []string // substrings of the error; none: success
 	}{
 		// Every pod starts, both shards finish: one merged level.
@@ -270,6 +298,24 @@ func TestControllerRun(t *testing.T) {
 		// A shard that never finishes fails the level by name.
 		{name: "shard never finishes", status: func(string, string) corev1.PodStatus { return running() },
 			done: func(n int) bool { return n != 2 }, want: []string{"shard(s) 2 of 2 did not finish"}},
+		// The contract check inside the cluster fails: no level runs, the
+		// error quotes the check's output.
+		{name: "contract fails", status: func(string, string) corev1.PodStatus { return running() }, done: func(int) bool { return true },
+			task: func(role string) corev1.PodStatus {
+				if role == "verify" {
+					return failed(role, 4)
+				}
+				return corev1.PodStatus{Phase: corev1.PodSucceeded}
+			}, want: []string{"contract check of go-stdlib-x2 on bank", "exit code 4", "fake logs"}},
+		// The audit finds a broken invariant: the level stays measured,
+		// the record says what the database holds against it.
+		{name: "audit finds", status: func(string, string) corev1.PodStatus { return running() }, done: func(int) bool { return true },
+			task: func(role string) corev1.PodStatus {
+				if role == "audit" {
+					return failed(role, 4)
+				}
+				return corev1.PodStatus{Phase: corev1.PodSucceeded}
+			}},
 		// Ctrl-C while waiting for readiness: the namespace is deleted all the same.
 		{name: "interrupted", status: func(string, string) corev1.PodStatus { return corev1.PodStatus{Phase: corev1.PodPending} },
 			done: func(int) bool { return true }, cancel: true, want: []string{"context canceled"}},
@@ -288,7 +334,8 @@ func TestControllerRun(t *testing.T) {
 			defer cancel()
 			kctx, stopKubelet := context.WithCancel(ctx)
 			defer stopKubelet()
-			go (&kubelet{cs: cs, ns: m.Namespace, status: tc.status}).run(kctx)
+			kl := &kubelet{cs: cs, ns: m.Namespace, status: tc.status, task: tc.task}
+			go kl.run(kctx)
 			ex := &execer{shards: shards, done: tc.done}
 			var progress bytes.Buffer
 			c := &Controller{Client: cs, Exec: ex, Progress: &progress, Poll: time.Millisecond, Now: clock(), ReadyTimeout: time.Hour,
@@ -322,6 +369,15 @@ func TestControllerRun(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatalf("%v\n%s", err, progress.String())
+			}
+			kl.mu.Lock()
+			verifyArgs, auditArgs := strings.Join(kl.tasks["verify"], " "), strings.Join(kl.tasks["audit"], " ")
+			kl.mu.Unlock()
+			if verifyArgs != "verify --url http://go-stdlib-x2:8080 --workload bank" || auditArgs != "k8s audit --workload bank" {
+				t.Errorf("tasks ran %q and %q, want the contract check and the audit of bank", verifyArgs, auditArgs)
+			}
+			if vs := rec.Services[0].Levels[0].Violations; (tc.task != nil) != (len(vs) > 0) || (tc.task == nil) != (rec.Services[0].Status == results.OK) {
+				t.Errorf("audit violations %+v, status %s", vs, rec.Services[0].Status)
 			}
 			level := filepath.Join(dir, rec.Services[0].Levels[0].Dir)
 			merged, err := load.ReadDir(level)
