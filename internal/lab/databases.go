@@ -46,6 +46,7 @@ func (x *execution) startDatabases(ctx context.Context) error {
 		return err
 	}
 	x.known, info.KnownSKUs = known, known
+	x.skuIndex = *p.Database.SKUIndex
 	info.PrepareSeconds = time.Since(start).Seconds()
 	return nil
 }

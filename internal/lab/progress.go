@@ -35,8 +35,18 @@ func newProgress(w io.Writer, tty bool, p *plan.Plan) *progress {
 	if w == nil {
 		w = io.Discard
 	}
-	n := len(p.Implementations) * len(p.Workloads) * len(p.Load.Levels) * p.Trials
+	n := levelsPerTrial(p) * p.Trials
 	return &progress{w: w, tty: tty, plan: p, start: time.Now(), total: n}
+}
+
+// levelsPerTrial counts the levels of one trial: every implementation on
+// every workload at each of its database settings.
+func levelsPerTrial(p *plan.Plan) int {
+	n := 0
+	for _, w := range p.Workloads {
+		n += len(p.SettingsOf(w.Name))
+	}
+	return n * len(p.Implementations) * len(p.Load.Levels)
 }
 
 // line prints a message, keeping the live line below it on a terminal.
@@ -106,7 +116,7 @@ func (pr *progress) addTrial() {
 		return
 	}
 	pr.mu.Lock()
-	pr.total += len(pr.plan.Implementations) * len(pr.plan.Workloads) * len(pr.plan.Load.Levels)
+	pr.total += levelsPerTrial(pr.plan)
 	pr.mu.Unlock()
 }
 

@@ -43,6 +43,9 @@ type execution struct {
 	known     []int64
 	progress  *progress
 	starts    int // service starts so far
+	// skuIndex is whether the sku table has its index now (the
+	// database dimension switches it).
+	skuIndex bool
 }
 
 // Run executes p and returns the results folder and its record. A failure

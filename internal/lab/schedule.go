@@ -38,3 +38,32 @@ func rotate(ims []plan.Implementation, k int) []plan.Implementation {
 	k %= len(ims)
 	return append(append([]plan.Implementation(nil), ims[k:]...), ims[:k]...)
 }
+
+// measurement is one workload at one value of the plan's database
+// dimension, measured on a service start.
+type measurement struct {
+	Workload plan.Workload
+	Setting  plan.DatabaseSetting
+}
+
+// measurements are what a start measures, workload by workload, each at
+// every database setting it has. The settings of a workload start with
+// the database's current one (skuIndex), so a start switches the
+// database once and the next start goes on from there: the order
+// alternates between starts, and a drift favours no setting.
+func measurements(p *plan.Plan, ws []plan.Workload, skuIndex bool) []measurement {
+	var out []measurement
+	for _, w := range ws {
+		sets := p.SettingsOf(w.Name)
+		for k, set := range sets {
+			if set.SKUIndex == skuIndex && len(sets) > 1 {
+				sets = append(append([]plan.DatabaseSetting(nil), sets[k:]...), sets[:k]...)
+				break
+			}
+		}
+		for _, set := range sets {
+			out = append(out, measurement{Workload: w, Setting: set})
+		}
+	}
+	return out
+}

@@ -22,9 +22,15 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	p, im := x.plan, s.Implementation
 	x.starts++
 	var srs []*results.ServiceRun
-	for _, w := range s.Workloads {
+	ms := measurements(p, s.Workloads, x.skuIndex)
+	for _, m := range ms {
+		w := m.Workload
+		dir := filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
+		if m.Setting.Label != "" {
+			dir = filepath.Join("runs", w.Name, sanitizeName(im.ID()), sanitizeName(m.Setting.Label), fmt.Sprintf("trial-%d", s.Trial))
+		}
 		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: w.Name,
-			Trial: s.Trial, Status: results.OK, Dir: filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))}
+			Database: m.Setting.Label, Trial: s.Trial, Status: results.OK, Dir: dir}
 		for _, l := range p.Load.Levels {
 			sr.Levels = append(sr.Levels, &results.LevelRun{Level: l, Status: results.Skipped,
 				Dir: filepath.Join(sr.Dir, fmt.Sprintf("level-%d", l))})
@@ -34,7 +40,7 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	fail := func(sr *results.ServiceRun, format string, args ...any) {
 		sr.Status = results.Failed
 		sr.Reason = fmt.Sprintf(format, args...)
-		x.say("%s on %s, trial %d: FAILED: %s", im.ID(), sr.Workload, s.Trial, sr.Reason)
+		x.say("%s on %s, trial %d: FAILED: %s", sr.Name(), sr.Workload, s.Trial, sr.Reason)
 		x.progress.skip(countStatus(sr.Levels, results.Skipped))
 	}
 	failAll := func(tail, format string, args ...any) []*results.ServiceRun {
@@ -111,8 +117,8 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	}
 	defer stop()
 	idle := rssOf(svc.PID())
-	for i, w := range s.Workloads {
-		sr := srs[i]
+	for i, m := range ms {
+		w, sr := m.Workload, srs[i]
 		sr.StartupSeconds, sr.RSSIdleBytes = svc.Startup.Seconds(), idle
 		if ctx.Err() != nil {
 			break
@@ -123,10 +129,17 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 			continue
 		default:
 		}
-		if i > 0 {
-			x.progress.service(im.ID(), w.Name, s.Trial)
+		if i > 0 || sr.Database != "" {
+			x.progress.service(sr.Name(), w.Name, s.Trial)
 		}
-		if reason := x.measureWorkload(ctx, svc, w, sr, i == 0); reason != "" {
+		if m.Setting.Label != "" && m.Setting.SKUIndex != x.skuIndex {
+			if err := x.dbs.SetSKUIndex(ctx, m.Setting.SKUIndex); err != nil {
+				fail(sr, "database setting %s: %v", m.Setting.Label, err)
+				continue
+			}
+			x.skuIndex = m.Setting.SKUIndex
+		}
+		if reason := x.measureWorkload(ctx, svc, im, w, sr, i == 0); reason != "" {
 			fail(sr, "%s", reason)
 		}
 		sr.RSSAfterBytes = rssOf(svc.PID())
@@ -138,7 +151,7 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 // measureWorkload runs one workload on a started service: database reset
 // (unless the plan says never), scenario setup, a contract check, the
 // warm-up and every level. It returns why it failed, or "".
-func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, w plan.Workload, sr *results.ServiceRun, first bool) string {
+func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im plan.Implementation, w plan.Workload, sr *results.ServiceRun, first bool) string {
 	p := x.plan
 	if p.Database.Reset != "never" {
 		if err := x.dbs.Reset(ctx, w.Name); err != nil {
@@ -158,13 +171,13 @@ func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, w p
 	if row, _ := res.Row(""); row.Errors > 0 || row.Samples == 0 {
 		return "contract check: " + reasons(row)
 	}
-	wu, err := x.warmUp(ctx, sc, p.Load.Levels[0], first)
+	wu, err := x.warmUp(ctx, sc, p.Load.Levels[0], first, p.WarmupOf(im))
 	sr.Warmup = wu
 	if err != nil {
 		return "warm-up: " + err.Error()
 	}
 	if wu != nil {
-		x.say("%s on %s: warm-up %s", sr.Implementation, w.Name, describeWarmup(wu))
+		x.say("%s on %s: warm-up %s", sr.Name(), w.Name, describeWarmup(wu))
 	}
 	sr.RSSWarmBytes = rssOf(svc.PID())
 	for _, lr := range sr.Levels {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
@@ -16,32 +17,32 @@ import (
 // (HTTP, JSON, the pool) were compiled during the first one.
 const LaterWarmupShare = 1.0 / 3
 
-// warmUp drives the level's load before it is measured: for the plan's
-// fixed time, or (warmup: auto) until the steady-state rule holds on the
-// live per-second series, at most warmup_max (for a start's first
-// workload; later ones LaterWarmupShare of it). It records the curve
-// either way; nil when the plan warms up not at all. With warmup_requests
-// it sends about that many requests (whole iterations per user), at most
-// warmup_max long.
-func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, first bool) (*results.Warmup, error) {
+// warmUp drives the level's load before it is measured, as wp (the
+// implementation's warm-up, or the plan's) says: for a fixed time, or
+// (auto) until the steady-state rule holds on the live per-second series,
+// at most its cap (for a start's first workload; later ones
+// LaterWarmupShare of it). It records the curve either way; nil when wp
+// is no warm-up. With a request count it sends about that many requests
+// (whole iterations per user), at most the cap long.
+func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, first bool, wp plan.Warmup) (*results.Warmup, error) {
 	l := x.plan.Load
-	d := time.Duration(l.Warmup)
-	if l.WarmupAuto {
-		d = time.Duration(l.WarmupMax)
+	d := time.Duration(wp.Time)
+	if wp.Auto {
+		d = time.Duration(wp.Max)
 		if !first {
 			d = max(time.Duration(float64(d)*LaterWarmupShare), time.Duration(stats.DefaultSteadyWindow+2)*time.Second)
 		}
 	}
 	model := x.model(level, d)
-	if l.WarmupRequests > 0 {
-		d = time.Duration(l.WarmupMax)
-		model = x.warmupModel(level, l.WarmupRequests, max(len(sc.Steps()), 1), d)
+	if wp.Requests > 0 {
+		d = time.Duration(wp.Max)
+		model = x.warmupModel(level, wp.Requests, max(len(sc.Steps()), 1), d)
 	}
 	if d <= 0 || ctx.Err() != nil {
 		return nil, nil
 	}
 	open := l.Model == "open"
-	wu := &results.Warmup{Auto: l.WarmupAuto, Steady: !l.WarmupAuto, Metric: "throughput"}
+	wu := &results.Warmup{Auto: wp.Auto, Steady: !wp.Auto, Metric: "throughput"}
 	if open {
 		// The open model's throughput is the send rate: watch the latency.
 		wu.Metric = "p50_ms"
@@ -64,7 +65,7 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, fir
 			wu.Series = append(wu.Series, float64(p.IntervalP50)/1e6)
 			series = wu.Series
 		}
-		if !l.WarmupAuto || steady {
+		if !wp.Auto || steady {
 			return
 		}
 		ok, cv, drift := rule.Holds(series)
@@ -83,7 +84,7 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, fir
 	defer mu.Unlock()
 	wu.Requests = res.Summary.Total.Samples
 	wu.Seconds = math.Round(res.Summary.DurationSeconds*10) / 10
-	if l.WarmupAuto {
+	if wp.Auto {
 		wu.Steady = steady
 	}
 	return wu, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,27 @@ func ParsePlan(file string, data []byte, catalog Catalog) (*Plan, error) {
 		p.Load.WarmupAuto, autoLines[n.Line] = true, true
 	}
 	var errs ErrorList
+	// A list of sku_index values is the database dimension: read it here,
+	// and drop the decoder's complaint that a list is not a bool.
+	if n := p.node("database", "sku_index"); n != nil && n.Kind == yaml.SequenceNode {
+		autoLines[n.Line] = true
+		for i, item := range n.Content {
+			v, err := strconv.ParseBool(item.Value)
+			if err != nil || item.Kind != yaml.ScalarNode {
+				errs = append(errs, &Error{File: file, Line: item.Line, Field: "database.sku_index." + strconv.Itoa(i), Msg: fmt.Sprintf("%q is not true or false", item.Value), Hint: "e.g. sku_index: [false, true]"})
+				continue
+			}
+			if slices.Contains(p.Database.SKUIndexes, v) {
+				errs = append(errs, &Error{File: file, Line: item.Line, Field: "database.sku_index." + strconv.Itoa(i), Msg: fmt.Sprintf("%v is listed twice", v), Hint: "each value once: sku_index: [false, true]"})
+				continue
+			}
+			p.Database.SKUIndexes = append(p.Database.SKUIndexes, v)
+			autoLines[item.Line] = true
+		}
+		if len(n.Content) == 0 {
+			errs = append(errs, &Error{File: file, Line: n.Line, Field: "database.sku_index", Msg: "no values", Hint: "true, false, or both as a dimension: [false, true]"})
+		}
+	}
 	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
 		for _, e := range located.FromYAML(file, err) {
 			if !autoLines[e.Line] {
@@ -120,6 +142,14 @@ func (p *Plan) applyDefaults() {
 			p.Load.WarmupMax = Duration(DefaultWarmupMax)
 		}
 	}
+	for i := range p.Implementations {
+		if w := p.Implementations[i].Warmup; w != nil && w.Max == 0 && (w.Auto || w.Requests > 0) {
+			w.Max = p.Load.WarmupMax
+			if w.Max == 0 {
+				w.Max = Duration(DefaultWarmupMax)
+			}
+		}
+	}
 	if p.Load.Timeout == 0 {
 		p.Load.Timeout = Duration(DefaultTimeout)
 	}
@@ -158,6 +188,10 @@ func (p *Plan) applyDefaults() {
 	}
 	if d.SKURows == 0 {
 		d.SKURows = DefaultSKURows
+	}
+	if len(d.SKUIndexes) > 0 {
+		first := d.SKUIndexes[0]
+		d.SKUIndex = &first
 	}
 	if d.SKUIndex == nil {
 		t := true

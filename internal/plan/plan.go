@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/showdownlab/showdown/internal/located"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -102,6 +103,10 @@ type Published struct {
 	Figures map[string]float64 `yaml:"figures" json:"figures"`
 	// Note says what differs from the source's setup.
 	Note string `yaml:"note" json:"note,omitempty"`
+	// SKUIndex picks the value of a database dimension the figures are
+	// compared at (required when the plan has one); Database is its label.
+	SKUIndex *bool  `yaml:"sku_index" json:"sku_index,omitempty"`
+	Database string `yaml:"-" json:"database,omitempty"`
 }
 
 // FaultNames are the faults a plan may list, in the order the fault test
@@ -127,6 +132,53 @@ type Implementation struct {
 	Service string            `yaml:"service" json:"service"`
 	Variant string            `yaml:"variant" json:"variant,omitempty"`
 	Env     map[string]string `yaml:"env" json:"env,omitempty"`
+	// Warmup is this implementation's own warm-up (`warmup: none`, a
+	// time, auto, or `warmup_requests: N` in the variant), replacing the
+	// plan's load warm-up; nil takes the plan's. The sources differed
+	// here: the API showdown warmed up not at all, "Go Java, Go!" sent
+	// 1,000 requests first.
+	Warmup *Warmup `yaml:"-" json:"warmup,omitempty"`
+	// line is where the implementation is written, and problems what
+	// UnmarshalYAML found wrong in it, for validate.
+	line     int
+	problems []*located.Error
+}
+
+// Warmup is how a service is warmed before it is measured, at the first
+// level's load, not counted: for a fixed Time, until the steady-state rule
+// holds (Auto), or for about Requests requests; Auto and Requests stop at
+// Max. All zero is no warm-up.
+type Warmup struct {
+	Auto     bool     `json:"auto,omitempty"`
+	Time     Duration `json:"time,omitempty"`
+	Requests int      `json:"requests,omitempty"`
+	Max      Duration `json:"max,omitempty"`
+}
+
+// None reports a plan or variant that warms up not at all.
+func (w Warmup) None() bool { return !w.Auto && w.Time <= 0 && w.Requests <= 0 }
+
+// String says what the warm-up is: "none", "auto (max 3m0s)", "15s",
+// "1000 requests (max 3m0s)".
+func (w Warmup) String() string {
+	switch {
+	case w.Auto:
+		return fmt.Sprintf("auto (max %v)", time.Duration(w.Max))
+	case w.Requests > 0:
+		return fmt.Sprintf("%d requests (max %v)", w.Requests, time.Duration(w.Max))
+	case w.Time > 0:
+		return time.Duration(w.Time).String()
+	}
+	return "none"
+}
+
+// WarmupOf is the warm-up of im: its own, or else the plan's.
+func (p *Plan) WarmupOf(im Implementation) Warmup {
+	if im.Warmup != nil {
+		return *im.Warmup
+	}
+	l := p.Load
+	return Warmup{Auto: l.WarmupAuto, Time: l.Warmup, Requests: l.WarmupRequests, Max: l.WarmupMax}
 }
 
 // ID names the implementation in results: "java-spring" or
@@ -138,14 +190,68 @@ func (i Implementation) ID() string {
 	return i.Service + "+" + i.Variant
 }
 
-// UnmarshalYAML accepts "name" or {service, variant, env}.
+// UnmarshalYAML accepts "name" or {service, variant, env, warmup,
+// warmup_requests, warmup_max}; warmup is none, auto or a time. Problems
+// are kept for validate, which reports them with the plan's others.
 func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
+	i.line = n.Line
 	if n.Kind == yaml.ScalarNode {
 		i.Service = n.Value
 		return nil
 	}
-	type plain Implementation
-	return n.Decode((*plain)(i))
+	var v struct {
+		Service        string            `yaml:"service"`
+		Variant        string            `yaml:"variant"`
+		Env            map[string]string `yaml:"env"`
+		Warmup         yaml.Node         `yaml:"warmup"`
+		WarmupRequests *int              `yaml:"warmup_requests"`
+		WarmupMax      *Duration         `yaml:"warmup_max"`
+	}
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	i.Service, i.Variant, i.Env = v.Service, v.Variant, v.Env
+	lines := map[string]int{}
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		key := n.Content[k]
+		lines[key.Value] = key.Line
+		switch key.Value {
+		case "service", "variant", "env", "warmup", "warmup_requests", "warmup_max":
+		default:
+			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service, variant, env, warmup, warmup_requests and warmup_max"})
+		}
+	}
+	hasWarmup := v.Warmup.Kind != 0
+	if !hasWarmup && v.WarmupRequests == nil && v.WarmupMax == nil {
+		return nil
+	}
+	w := &Warmup{}
+	if hasWarmup {
+		switch s := v.Warmup.Value; {
+		case s == "none":
+		case s == "auto":
+			w.Auto = true
+		default:
+			d, err := time.ParseDuration(s)
+			if err != nil || d < 0 {
+				i.problems = append(i.problems, &located.Error{Line: v.Warmup.Line, Field: "warmup", Msg: fmt.Sprintf("warmup %q is none, auto or a time", s), Hint: "examples: none, auto, 0s, 15s, 2m"})
+			}
+			w.Time = Duration(d)
+		}
+	}
+	if v.WarmupRequests != nil {
+		if hasWarmup {
+			i.problems = append(i.problems, &located.Error{Line: lines["warmup_requests"], Field: "warmup_requests", Msg: "warmup and warmup_requests exclude each other", Hint: "keep one of them"})
+		}
+		if w.Requests = *v.WarmupRequests; w.Requests < 0 {
+			i.problems = append(i.problems, &located.Error{Line: lines["warmup_requests"], Field: "warmup_requests", Msg: "warmup_requests must not be negative"})
+		}
+	}
+	if v.WarmupMax != nil {
+		w.Max = *v.WarmupMax
+	}
+	i.Warmup = w
+	return nil
 }
 
 // Workload is a workload and the scenario its virtual users run. In YAML
@@ -208,15 +314,57 @@ type Database struct {
 	Reset string `yaml:"reset" json:"reset"`
 	// Restart restarts the database servers: "trial" (before each
 	// implementation's levels, as the bank rematch did) or "never".
-	Restart  string `yaml:"restart" json:"restart"`
-	SKURows  int    `yaml:"sku_rows" json:"sku_rows"`
-	SKUIndex *bool  `yaml:"sku_index" json:"sku_index"`
-	Seed     int64  `yaml:"seed" json:"seed"`
+	Restart string `yaml:"restart" json:"restart"`
+	SKURows int    `yaml:"sku_rows" json:"sku_rows"`
+	// SKUIndex is whether sku_id has its index: true, false (the source's
+	// full table scans), or with SKUIndexes both, as a dimension of the
+	// results (`sku_index: [false, true]`), SKUIndex then being the first.
+	SKUIndex   *bool  `yaml:"sku_index" json:"sku_index"`
+	SKUIndexes []bool `yaml:"-" json:"sku_index_values,omitempty"`
+	Seed       int64  `yaml:"seed" json:"seed"`
 	// URL is a managed PostgreSQL (postgres://...) that showdown k8s uses
 	// instead of starting its own; MySQLURL is the same for MariaDB/MySQL.
 	URL      string `yaml:"url" json:"url,omitempty"`
 	MySQLURL string `yaml:"mysql_url" json:"mysql_url,omitempty"`
 }
+
+// DatabaseSetting is one value of a plan's database dimension: the
+// settings one set of measurements ran with.
+type DatabaseSetting struct {
+	SKUIndex bool `json:"sku_index"`
+	// Label names the setting in results ("sku_index=false"); empty when
+	// the plan has no database dimension.
+	Label string `json:"label,omitempty"`
+}
+
+// DatabaseSettings are the values of the plan's database dimension in
+// plan order: one per sku_index value, or one unlabelled setting when the
+// plan sets a single value.
+func (p *Plan) DatabaseSettings() []DatabaseSetting {
+	if len(p.Database.SKUIndexes) > 1 {
+		out := make([]DatabaseSetting, len(p.Database.SKUIndexes))
+		for i, v := range p.Database.SKUIndexes {
+			out[i] = DatabaseSetting{SKUIndex: v, Label: SKUIndexLabel(v)}
+		}
+		return out
+	}
+	return []DatabaseSetting{{SKUIndex: p.Database.SKUIndex == nil || *p.Database.SKUIndex}}
+}
+
+// SettingsOf are the database settings workload w is measured at: the
+// dimension's values for sku, which it changes, and one unlabelled
+// setting for the others.
+func (p *Plan) SettingsOf(w string) []DatabaseSetting {
+	all := p.DatabaseSettings()
+	if w == "sku" {
+		return all
+	}
+	return []DatabaseSetting{{SKUIndex: all[0].SKUIndex}}
+}
+
+// SKUIndexLabel is the label of a sku_index value in results:
+// "sku_index=true".
+func SKUIndexLabel(v bool) string { return "sku_index=" + strconv.FormatBool(v) }
 
 // Generator is the load generator on Kubernetes: an Indexed Job whose pods
 // each run one shard of the load. Zero fields take showdown k8s's defaults.

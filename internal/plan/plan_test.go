@@ -270,3 +270,141 @@ func TestParsePlanAuto(t *testing.T) {
 		}
 	}
 }
+
+// A variant's own warm-up replaces the plan's: none (the API showdown had
+// none), a request count ("Go Java, Go!": 1,000 requests), a time or auto.
+func TestParsePlanVariantWarmup(t *testing.T) {
+	src := `name: w
+implementations:
+  - go-stdlib
+  - service: go-stdlib
+    variant: cold
+    warmup: none
+  - service: go-stdlib
+    variant: thousand
+    warmup_requests: 1000
+  - service: go-stdlib
+    variant: fixed
+    warmup: 15s
+  - service: go-stdlib
+    variant: auto
+    warmup: auto
+    warmup_max: 90s
+workloads: [string]
+load:
+  levels: [10]
+  warmup: 5s
+`
+	p, err := ParsePlan("w.yaml", []byte(src), testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		im   int
+		want Warmup
+	}{
+		{0, Warmup{Time: Duration(5 * time.Second)}}, // no warm-up of its own: the plan's
+		{1, Warmup{}}, // none
+		{2, Warmup{Requests: 1000, Max: Duration(DefaultWarmupMax)}}, // a request count, capped by the default
+		{3, Warmup{Time: Duration(15 * time.Second)}},                // a fixed time
+		{4, Warmup{Auto: true, Max: Duration(90 * time.Second)}},     // until steady, its own cap
+	}
+	for _, tc := range tests {
+		im := p.Implementations[tc.im]
+		if got := p.WarmupOf(im); got != tc.want {
+			t.Errorf("%s: warm-up %+v (%s), want %+v", im.ID(), got, got, tc.want)
+		}
+	}
+	if !p.WarmupOf(p.Implementations[1]).None() {
+		t.Errorf("warmup: none is not None()")
+	}
+}
+
+func TestParsePlanVariantWarmupErrors(t *testing.T) {
+	base := "name: w\nworkloads: [string]\nload: {levels: [10]}\nimplementations:\n  - service: go-stdlib\n    variant: v\n"
+	tests := []struct {
+		name, yaml string
+		want       string // "line: message" prefix of the one error
+	}{
+		// Not a time, not none, not auto.
+		{"bad value", "    warmup: soon\n", "7: implementations.0.warmup: warmup \"soon\" is none, auto or a time"},
+		// A time and a request count exclude each other.
+		{"both", "    warmup: 5s\n    warmup_requests: 10\n", "8: implementations.0.warmup_requests: warmup and warmup_requests exclude each other"},
+		// The steady-state rule needs its ten-second window.
+		{"auto cap too short", "    warmup: auto\n    warmup_max: 3s\n", "8: implementations.0.warmup_max: warmup_max 3s is shorter"},
+		// An unknown key in a variant is caught with its line.
+		{"unknown key", "    warmpu: 5s\n", "7: implementations.0.warmpu: unknown field"},
+	}
+	for _, tc := range tests {
+		_, err := ParsePlan("w.yaml", []byte(base+tc.yaml), testCatalog)
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 {
+			t.Errorf("%s: err = %v, want one problem", tc.name, err)
+			continue
+		}
+		if got := strings.TrimPrefix(list[0].Error(), "w.yaml:"); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want prefix %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// sku_index as a list is a dimension of the results: every value is a
+// database setting with its label; a single value is none.
+func TestParsePlanDatabaseDimension(t *testing.T) {
+	base := "name: d\nimplementations: [go-stdlib]\nworkloads: [sku, string]\nload: {levels: [10]}\n"
+	p, err := ParsePlan("d.yaml", []byte(base+"database:\n  sku_index: [false, true]\npublished:\n  - {source: s, level: 10, metric: throughput, sku_index: false, figures: {go-stdlib: 1, go-stdlib+x: 2}}\n"), Catalog{"go-stdlib": {"sku", "string"}})
+	if err == nil || !strings.Contains(err.Error(), "go-stdlib+x") {
+		t.Fatalf("err = %v, want only the unknown figure", err)
+	}
+	sets := p.DatabaseSettings()
+	if len(sets) != 2 || sets[0] != (DatabaseSetting{SKUIndex: false, Label: "sku_index=false"}) || sets[1] != (DatabaseSetting{SKUIndex: true, Label: "sku_index=true"}) {
+		t.Errorf("settings = %+v, want sku_index=false then sku_index=true", sets)
+	}
+	if *p.Database.SKUIndex {
+		t.Errorf("SKUIndex = true, want the first value (false)")
+	}
+	if got := p.SettingsOf("string"); len(got) != 1 || got[0].Label != "" {
+		t.Errorf("string's settings = %+v, want one unlabelled: only sku changes with the index", got)
+	}
+	if p.Published[0].Database != "sku_index=false" {
+		t.Errorf("published database = %q, want sku_index=false", p.Published[0].Database)
+	}
+	one, err := ParsePlan("d.yaml", []byte(base+"database:\n  sku_index: false\n"), Catalog{"go-stdlib": {"sku", "string"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sets := one.DatabaseSettings(); len(sets) != 1 || sets[0].Label != "" || sets[0].SKUIndex {
+		t.Errorf("one value: settings = %+v, want one unlabelled setting without the index", sets)
+	}
+
+	errTests := []struct {
+		name, yaml string
+		want       []string // "line: field" prefixes, in order
+	}{
+		// A value that is not a bool, and one listed twice, each with its line.
+		{"bad values", "database:\n  sku_index:\n    - false\n    - maybe\n    - false\n", []string{"8: database.sku_index.1: \"maybe\" is not true or false", "9: database.sku_index.2: false is listed twice"}},
+		// An empty list.
+		{"empty", "database:\n  sku_index: []\n", []string{"6: database.sku_index: no values"}},
+		// A published figure must say which value it is compared at.
+		{"published without value", "database:\n  sku_index: [false, true]\npublished:\n  - {source: s, level: 10, metric: throughput, figures: {go-stdlib: 1, go-stdlib+x: 2}}\n",
+			[]string{"8: published.0: the plan's database dimension needs sku_index", "8: published.0.figures"}},
+	}
+	for _, tc := range errTests {
+		_, err := ParsePlan("d.yaml", []byte(base+tc.yaml), Catalog{"go-stdlib": {"sku", "string"}})
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != len(tc.want) {
+			t.Errorf("%s: err = %v, want %d problems", tc.name, err, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if got := strings.TrimPrefix(list[i].Error(), "d.yaml:"); !strings.HasPrefix(got, w) {
+				t.Errorf("%s: problem %d = %q, want prefix %q", tc.name, i, got, w)
+			}
+		}
+	}
+	// Without the sku workload the dimension changes nothing: refused.
+	_, err = ParsePlan("d.yaml", []byte("name: d\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\ndatabase:\n  sku_index: [false, true]\n"), testCatalog)
+	if err == nil || !strings.Contains(err.Error(), "6: database.sku_index: sku_index as a dimension needs the sku workload") {
+		t.Errorf("err = %v, want the dimension refused without sku", err)
+	}
+}

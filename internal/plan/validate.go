@@ -35,6 +35,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if len(p.Implementations) == 0 {
 		add([]string{"implementations"}, "one of: "+strings.Join(services, ", "), "no implementations")
 	}
+	l := p.Load
 	seen := map[string]bool{}
 	for i, im := range p.Implementations {
 		path := []string{"implementations", strconv.Itoa(i)}
@@ -45,6 +46,17 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			add(path, "give one of them a variant name", "%s appears twice", im.ID())
 		}
 		seen[im.ID()] = true
+		for _, e := range im.problems {
+			errs = append(errs, &Error{File: p.File, Line: e.Line, Field: strings.Join(append(path, e.Field), "."), Msg: e.Msg, Hint: e.Hint})
+		}
+		if w := im.Warmup; w != nil {
+			if w.Auto && w.Max < Duration(stats.DefaultSteadyWindow*time.Second) {
+				add(append(path, "warmup_max"), "e.g. warmup_max: 3m", "warmup_max %v is shorter than the steady-state window", time.Duration(w.Max))
+			}
+			if w.Max < 0 {
+				add(append(path, "warmup_max"), "", "warmup_max must not be negative")
+			}
+		}
 		if im.Variant != "" && !regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`).MatchString(im.Variant) {
 			add(append(path, "variant"), "lower-case letters, digits, '-', '_', '.'", "bad variant name %q", im.Variant)
 		}
@@ -69,7 +81,6 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			}
 		}
 	}
-	l := p.Load
 	if l.Model != "closed" && l.Model != "open" {
 		add([]string{"load", "model"}, "closed: levels are users; open: levels are requests per second", "model %q is neither closed nor open", l.Model)
 	}
@@ -127,6 +138,9 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if d.SKURows < 1 || d.SKURows > 100_000_000 {
 		add([]string{"database", "sku_rows"}, "", "sku_rows must be between 1 and 100,000,000")
 	}
+	if len(d.SKUIndexes) > 1 && !slices.ContainsFunc(p.Workloads, func(w Workload) bool { return w.Name == "sku" }) {
+		add([]string{"database", "sku_index"}, "add the sku workload, or give one value", "sku_index as a dimension needs the sku workload")
+	}
 	for _, f := range []struct {
 		name, v string
 	}{{"service_cpus", p.Placement.ServiceCPUs}, {"generator_cpus", p.Placement.GeneratorCPUs}, {"database_cpus", p.Placement.DatabaseCPUs}} {
@@ -170,6 +184,16 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		}
 		if !slices.Contains(l.Levels, pub.Level) {
 			add(append(path, "level"), "one of the plan's load levels", "level %d is not in the plan", pub.Level)
+		}
+		switch {
+		case len(d.SKUIndexes) > 1 && pub.SKUIndex == nil:
+			add(path, "e.g. sku_index: false (the source's setup)", "the plan's database dimension needs sku_index: which value the figures are compared at")
+		case len(d.SKUIndexes) > 1 && !slices.Contains(d.SKUIndexes, *pub.SKUIndex):
+			add(append(path, "sku_index"), "one of the plan's sku_index values", "sku_index %v is not in the plan", *pub.SKUIndex)
+		case len(d.SKUIndexes) > 1:
+			pub.Database = SKUIndexLabel(*pub.SKUIndex)
+		case pub.SKUIndex != nil && *pub.SKUIndex != *d.SKUIndex:
+			add(append(path, "sku_index"), "the plan's database.sku_index", "sku_index %v is not the plan's", *pub.SKUIndex)
 		}
 		if _, ok := PublishedMetrics[pub.Metric]; !ok {
 			add(append(path, "metric"), "throughput, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, error_percent or rss_peak_bytes", "unknown metric %q", pub.Metric)

@@ -116,7 +116,10 @@ type ServiceRun struct {
 	Service        string `json:"service"`
 	Variant        string `json:"variant,omitempty"`
 	Workload       string `json:"workload"`
-	Trial          int    `json:"trial"`
+	// Database is the value of the plan's database dimension this record
+	// was measured at ("sku_index=false"); empty without one.
+	Database string `json:"database,omitempty"`
+	Trial    int    `json:"trial"`
 	// Dir is the folder of this record, relative to the results folder.
 	Dir string `json:"dir"`
 	// Status is OK or Failed; a failed run keeps what it measured.
@@ -138,6 +141,19 @@ type ServiceRun struct {
 	// Warmup is how this workload's warm-up went on this start.
 	Warmup *Warmup     `json:"warmup,omitempty"`
 	Levels []*LevelRun `json:"levels"`
+}
+
+// Name is what tables call the implementation of this record: its id,
+// with the database setting when the plan has a database dimension.
+func (sr *ServiceRun) Name() string { return SeriesName(sr.Implementation, sr.Database) }
+
+// SeriesName names an implementation at a database setting:
+// "java-spring [sku_index=false]", or the id alone without a setting.
+func SeriesName(implementation, database string) string {
+	if database == "" {
+		return implementation
+	}
+	return implementation + " [" + database + "]"
 }
 
 // Warmup is the record of one warm-up: how long it took to reach steady

@@ -314,3 +314,14 @@ func (d *Databases) Stop() {
 		}
 	}
 }
+
+// SetSKUIndex creates or drops the sku workload's index on sku_id (one
+// value of a plan's database dimension).
+func (d *Databases) SetSKUIndex(ctx context.Context, on bool) error {
+	if on {
+		d.say("sku: creating the index on sku_id")
+	} else {
+		d.say("sku: dropping the index on sku_id")
+	}
+	return db.SetSKUIndex(ctx, d.Servers, on)
+}
