@@ -96,6 +96,10 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	for k, v := range im.Env {
 		env[k] = v
 	}
+	nmt := p.NativeMemory && m.Language == "java"
+	if nmt {
+		withNMT(env)
+	}
 	x.progress.service(im.ID(), s.Workloads[0].Name, s.Trial)
 	svc, err := stack.StartService(ctx, m, x.dbs, stack.ServiceOptions{Env: env, Log: logf, Wrap: grp.Wrap})
 	if err != nil {
@@ -143,6 +147,12 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 			fail(sr, "%s", reason)
 		}
 		sr.RSSAfterBytes = rssOf(svc.PID())
+		if nmt && ctx.Err() == nil {
+			sr.NativeMemory = nativeMemory(ctx, svc.PID())
+			if e := sr.NativeMemory.Error; e != "" {
+				x.warn("%s on %s, trial %d: native memory tracking: %s", sr.Name(), w.Name, s.Trial, e)
+			}
+		}
 	}
 	stop()
 	return srs

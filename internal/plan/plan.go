@@ -66,6 +66,11 @@ type Plan struct {
 	Replicas []int `yaml:"replicas" json:"replicas,omitempty"`
 	// Generator sizes the load generator on Kubernetes.
 	Generator Generator `yaml:"generator" json:"generator,omitzero"`
+	// NativeMemory turns on the JVM's native memory tracking for Java
+	// services (-XX:NativeMemoryTracking=summary in JAVA_OPTS; it costs a
+	// little) and records its summary by category after each workload's
+	// load, as "Go Java, Go!" did.
+	NativeMemory bool `yaml:"jvm_native_memory" json:"jvm_native_memory,omitempty"`
 	// FailIf are thresholds checked on every measured level, in the
 	// syntax of `showdown attack --fail-if` (load.ThresholdSyntax): any
 	// crossed one makes `showdown run` exit 3.

@@ -138,6 +138,9 @@ type ServiceRun struct {
 	// from (k8s run; 0 for a local run).
 	ImageBytes int64 `json:"image_bytes,omitempty"`
 	ExitCode   int   `json:"exit_code"`
+	// NativeMemory is the JVM's native memory tracking summary after this
+	// workload's last level (Java services, when the plan asks).
+	NativeMemory *NativeMemory `json:"native_memory,omitempty"`
 	// Warmup is how this workload's warm-up went on this start.
 	Warmup *Warmup     `json:"warmup,omitempty"`
 	Levels []*LevelRun `json:"levels"`
@@ -154,6 +157,26 @@ func SeriesName(implementation, database string) string {
 		return implementation
 	}
 	return implementation + " [" + database + "]"
+}
+
+// NativeMemory is a JVM's native memory tracking summary (`jcmd PID
+// VM.native_memory summary`): where its memory went, by category.
+type NativeMemory struct {
+	// ReservedBytes and CommittedBytes are the totals.
+	ReservedBytes  int64 `json:"reserved_bytes"`
+	CommittedBytes int64 `json:"committed_bytes"`
+	// Categories are the JVM's own, in its order: Java Heap, Class,
+	// Thread, Code, GC, Compiler, Internal, Symbol, ...
+	Categories []MemoryCategory `json:"categories"`
+	// Error says why no summary could be taken.
+	Error string `json:"error,omitempty"`
+}
+
+// MemoryCategory is one category of a NativeMemory summary.
+type MemoryCategory struct {
+	Name           string `json:"name"`
+	ReservedBytes  int64  `json:"reserved_bytes"`
+	CommittedBytes int64  `json:"committed_bytes"`
 }
 
 // Warmup is the record of one warm-up: how long it took to reach steady
