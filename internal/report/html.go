@@ -54,12 +54,16 @@ func WithAcceptable(p99Ms, errorPercent float64) Option {
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"svg": func(s string) template.HTML { return template.HTML(s) },
+	"svg":   func(s string) template.HTML { return template.HTML(s) },
+	"bytes": func(b uint64) string { return FormatBytes(float64(b)) },
 }).Parse(pageTemplate))
 
 // htmlPage is the template's model.
 type htmlPage struct {
-	S           *Summary
+	S *Summary
+	// NMTCols and NMTRows are the JVM native memory table (writeMemory's).
+	NMTCols     []string
+	NMTRows     [][]string
 	Setup       string
 	Kind        string
 	StepCols    []string
@@ -113,11 +117,12 @@ type figure struct {
 }
 
 type htmlWorkload struct {
-	W      *Workload
-	Cols   []htmlCol
-	Steps  [][]string
-	Rows   []htmlRow
-	Charts []figure
+	W        *Workload
+	Cols     []htmlCol
+	Steps    [][]string
+	StepCols []string
+	Rows     []htmlRow
+	Charts   []figure
 	// Spectra holds one chart per level.
 	Spectra []figure
 	Cells   []htmlCell
@@ -145,12 +150,14 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 	s := Summarize(res, opts...)
 	colors := map[string]string{}
 	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns}
+	pg.NMTCols, pg.NMTRows = nativeMemoryTable(s)
 	for i, im := range s.Implementations {
 		colors[im] = colorOf(i)
 		pg.Colors = append(pg.Colors, swatch{im, colorOf(i)})
 	}
 	for wi, wl := range s.Workloads {
-		hw := htmlWorkload{W: wl, Steps: stepRows(res, wl)}
+		hw := htmlWorkload{W: wl}
+		hw.StepCols, hw.Steps = stepTable(res, wl)
 		cols := visibleColumns(wl)
 		for _, c := range cols {
 			hw.Cols = append(hw.Cols, htmlCol{metric(c.key).Title})

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,9 +92,14 @@ func valueOf(vs []float64) Value {
 
 // Cell is one implementation at one level of one workload, over trials.
 type Cell struct {
+	// Implementation names the cell's series: the implementation id, and
+	// with a database dimension its setting ("java-spring [sku_index=false]").
 	Implementation string `json:"implementation"`
-	Workload       string `json:"workload"`
-	Level          int    `json:"level"`
+	// ID is the implementation id alone, and Database the setting's label.
+	ID       string `json:"id,omitempty"`
+	Database string `json:"database,omitempty"`
+	Workload string `json:"workload"`
+	Level    int    `json:"level"`
 	// Trials counts the trials that measured the cell.
 	Trials int `json:"trials"`
 	// Values holds every metric by key; empty when nothing was measured.
@@ -161,6 +167,9 @@ type Summary struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Warmups are the warm-ups of every service start and workload.
 	Warmups []WarmupRow `json:"warmups,omitempty"`
+	// Memory is the RSS of every start and workload before warm-up,
+	// after it and after load, with the JVM's native memory summary.
+	Memory []MemoryRow `json:"memory,omitempty"`
 	// Published sets the source experiments' figures beside this run's.
 	Published []PublishedRow `json:"published,omitempty"`
 	// Thresholds are the plan's fail_if verdicts, one per level checked.
@@ -204,6 +213,19 @@ type WarmupRow struct {
 	*results.Warmup
 }
 
+// MemoryRow is the memory of one start on one workload, as the sources
+// read it: RSS before warm-up, after warm-up, after load, and for a JVM
+// with native memory tracking its summary by category.
+type MemoryRow struct {
+	Implementation string                `json:"implementation"`
+	Workload       string                `json:"workload"`
+	Trial          int                   `json:"trial"`
+	RSSIdleBytes   uint64                `json:"rss_before_warmup_bytes"`
+	RSSWarmBytes   uint64                `json:"rss_after_warmup_bytes"`
+	RSSAfterBytes  uint64                `json:"rss_after_load_bytes"`
+	NativeMemory   *results.NativeMemory `json:"native_memory,omitempty"`
+}
+
 // Failure is one failed service run.
 type Failure struct {
 	Implementation string `json:"implementation"`
@@ -231,7 +253,10 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		s.Workloads = append(s.Workloads, wl)
 	}
 	for _, lc := range results.Cells(r) {
-		c := &Cell{Implementation: lc.Implementation, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
+		c := &Cell{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
+		if !slices.Contains(s.Implementations, c.Implementation) {
+			s.Implementations = append(s.Implementations, c.Implementation)
+		}
 		if len(lc.Levels) > 0 {
 			c.Values = map[string]Value{}
 			for _, m := range Metrics {
@@ -265,30 +290,33 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			continue
 		}
 		if sr.Warmup != nil {
-			s.Warmups = append(s.Warmups, WarmupRow{sr.Implementation, sr.Workload, sr.Trial, sr.StartupSeconds, sr.Warmup})
+			s.Warmups = append(s.Warmups, WarmupRow{sr.Name(), sr.Workload, sr.Trial, sr.StartupSeconds, sr.Warmup})
 			if sr.Warmup.Auto && !sr.Warmup.Steady {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: NOT STEADY after the %.0f s warm-up cap; its figures were taken while it was still warming up", sr.Implementation, sr.Trial, sr.Warmup.Seconds))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: NOT STEADY after the %.0f s warm-up cap; its figures were taken while it was still warming up", sr.Name(), sr.Trial, sr.Warmup.Seconds))
 			}
 		}
+		if sr.RSSIdleBytes > 0 || sr.NativeMemory != nil {
+			s.Memory = append(s.Memory, MemoryRow{sr.Name(), sr.Workload, sr.Trial, sr.RSSIdleBytes, sr.RSSWarmBytes, sr.RSSAfterBytes, sr.NativeMemory})
+		}
 		if sr.Status != results.OK {
-			s.Failures = append(s.Failures, Failure{sr.Implementation, sr.Workload, sr.Trial, sr.Reason, sr.LogTail})
-			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Implementation, sr.Trial, sr.Reason))
+			s.Failures = append(s.Failures, Failure{sr.Name(), sr.Workload, sr.Trial, sr.Reason, sr.LogTail})
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Name(), sr.Trial, sr.Reason))
 		}
 		for _, lr := range sr.Levels {
 			for _, v := range lr.Violations {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
 			}
 			for _, th := range lr.Thresholds {
-				s.Thresholds = append(s.Thresholds, ThresholdRow{sr.Implementation, sr.Workload, lr.Level, sr.Trial, th})
+				s.Thresholds = append(s.Thresholds, ThresholdRow{sr.Name(), sr.Workload, lr.Level, sr.Trial, th})
 				if th.Crossed {
-					wl.Warnings = append(wl.Warnings, fmt.Sprintf("THRESHOLD CROSSED: %s at %d %s, trial %d: %s (%s)", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, th.Expr, thresholdMeasure(th)))
+					wl.Warnings = append(wl.Warnings, fmt.Sprintf("THRESHOLD CROSSED: %s at %d %s, trial %d: %s (%s)", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, th.Expr, thresholdMeasure(th)))
 				}
 			}
 			for _, m := range lr.Warnings {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, m))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, m))
 			}
 			if lr.Status == results.OK && lr.Total.Errors > 0 {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %.2f%% errors (%d of %d)%s", sr.Implementation, lr.Level, s.LevelUnit, sr.Trial, errorPercent(lr), lr.Total.Errors, lr.Total.Samples, topReason(lr)))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %.2f%% errors (%d of %d)%s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, errorPercent(lr), lr.Total.Errors, lr.Total.Samples, topReason(lr)))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"io"
 	"os"
@@ -209,9 +210,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		if s.Trials > 1 {
 			fmt.Fprintf(w, "Median of %d trials; (min–max) for median, p99, throughput, CPU and RSS.\n\n", s.Trials)
 		}
-		if res.Kind != KindRun {
-			writeStepTable(w, res, wl)
-		}
+		writeStepTable(w, res, wl)
 		if len(wl.Warnings) > 0 {
 			fmt.Fprintf(w, "Warnings:\n\n")
 			for _, m := range wl.Warnings {
@@ -221,8 +220,9 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		}
 	}
 	writeWarmups(w, s)
+	writeMemory(w, s)
 	if len(s.Published) > 0 {
-		fmt.Fprintf(w, "## Published figures beside ours\n\n| Source | Workload | %s | Metric | Published | Ours (median) | Ranking reproduces | Ratio 1st/2nd published | ours |\n|---|---|--:|---|---|---|---|--:|--:|\n", titleCase(s.LevelUnit))
+		fmt.Fprintf(w, "## Published figures beside ours\n\n| Source | Workload | %s | Metric | Published | Ours (median) | Ranking reproduces | Ratio 1st/2nd published | ours | our 95%% interval | published ratio inside |\n|---|---|--:|---|---|---|---|--:|--:|---|---|\n", titleCase(s.LevelUnit))
 		for _, r := range s.Published {
 			var pub, ours []string
 			for _, id := range r.PublishedRanking {
@@ -232,9 +232,14 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 				}
 			}
 			pr, or := r.Ratio()
-			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Source, r.Workload, r.Level, r.Metric, strings.Join(pub, ", "), strings.Join(ours, ", "), r.Reproduces, pr, or)
+			src := r.Source
+			if r.Database != "" {
+				src += " (" + r.Database + ")"
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", src, r.Workload, r.Level, r.Metric, strings.Join(pub, ", "), strings.Join(ours, ", "), r.Reproduces, pr, or, orDash(r.IntervalText()), r.PublishedInside)
 		}
 		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Our interval is the 95%% confidence interval of the ratio of the per-trial figures (fresh starts) by Fieller's theorem, with Student's t at the Welch-Satterthwaite degrees of freedom.\n\n")
 		for _, r := range s.Published {
 			if r.Note != "" {
 				fmt.Fprintf(w, "- %s: %s\n", r.Source, r.Note)
@@ -362,8 +367,66 @@ func titleCase(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// stepColumns are the columns of the per-step (per-label) table.
-var stepColumns = []string{"Label", "Samples", "Average", "Median", "90%", "95%", "99%", "Max", "Error %", "Throughput/s"}
+// stepColumns are the columns of the per-step (per-label) table, JMeter's
+// aggregate report; a plan run's table starts with the implementation and
+// the level (stepCellColumns).
+var (
+	stepColumns     = []string{"Label", "Samples", "Average", "Median", "90%", "95%", "99%", "Min", "Max", "Error %", "Throughput/s"}
+	stepCellColumns = []string{"Implementation", "Level"}
+)
+
+// stepTable returns the per-step table of a workload: its columns and its
+// formatted rows. A plan run gets a row per implementation, level and
+// step, over the cell's trials (samples and errors summed, min and max
+// over all, the other figures the median of the trials); a one-level
+// result (an import or an attack) a row per step when it has more than
+// one.
+func stepTable(res *Results, wl *Workload) ([]string, [][]string) {
+	if res.Kind != KindRun {
+		return stepColumns, stepRows(res, wl)
+	}
+	var rows [][]string
+	for _, c := range wl.Cells {
+		if c.cell == nil || len(c.cell.Levels) == 0 {
+			continue
+		}
+		type acc struct {
+			samples, errors          int64
+			min, max                 float64
+			mean, p50, p90, p95, p99 []float64
+			tput                     []float64
+		}
+		var order []string
+		byLabel := map[string]*acc{}
+		for _, lr := range c.cell.Levels {
+			for _, l := range res.Detail(lr).Labels {
+				a := byLabel[l.Label]
+				if a == nil {
+					a = &acc{min: l.Latency.Min}
+					byLabel[l.Label] = a
+					order = append(order, l.Label)
+				}
+				a.samples += l.Samples
+				a.errors += l.Errors
+				a.min, a.max = min(a.min, l.Latency.Min), max(a.max, l.Latency.Max)
+				a.mean, a.p50, a.p90 = append(a.mean, l.Latency.Mean), append(a.p50, l.Latency.P50), append(a.p90, l.Latency.P90)
+				a.p95, a.p99, a.tput = append(a.p95, l.Latency.P95), append(a.p99, l.Latency.P99), append(a.tput, l.Throughput)
+			}
+		}
+		for _, label := range order {
+			a := byLabel[label]
+			ep := 0.0
+			if a.samples > 0 {
+				ep = 100 * float64(a.errors) / float64(a.samples)
+			}
+			med := func(vs []float64) float64 { return valueOf(vs).Median }
+			rows = append(rows, []string{c.Implementation, strconv.Itoa(c.Level), label, strconv.FormatInt(a.samples, 10),
+				FormatMs(med(a.mean)), FormatMs(med(a.p50)), FormatMs(med(a.p90)), FormatMs(med(a.p95)), FormatMs(med(a.p99)),
+				FormatMs(a.min), FormatMs(a.max), fmt.Sprintf("%.2f", ep), FormatCount(med(a.tput))})
+		}
+	}
+	return append(append([]string(nil), stepCellColumns...), stepColumns...), rows
+}
 
 // stepRows returns the per-step rows of a one-level result (an import or
 // an attack), formatted, when it has more than one step.
@@ -382,19 +445,80 @@ func stepRows(res *Results, wl *Workload) [][]string {
 			ep = 100 * float64(l.Errors) / float64(l.Samples)
 		}
 		rows = append(rows, []string{l.Label, strconv.FormatInt(l.Samples, 10), FormatMs(l.Latency.Mean), FormatMs(l.Latency.P50), FormatMs(l.Latency.P90),
-			FormatMs(l.Latency.P95), FormatMs(l.Latency.P99), FormatMs(l.Latency.Max), fmt.Sprintf("%.2f", ep), FormatCount(l.Throughput)})
+			FormatMs(l.Latency.P95), FormatMs(l.Latency.P99), FormatMs(l.Latency.Min), FormatMs(l.Latency.Max), fmt.Sprintf("%.2f", ep), FormatCount(l.Throughput)})
 	}
 	return rows
 }
 
 func writeStepTable(w io.Writer, res *Results, wl *Workload) {
-	rows := stepRows(res, wl)
+	cols, rows := stepTable(res, wl)
 	if rows == nil {
 		return
 	}
-	fmt.Fprintf(w, "Per step:\n\n| %s |\n|---|%s\n", strings.Join(stepColumns, " | "), strings.Repeat("--:|", len(stepColumns)-1))
+	fmt.Fprintf(w, "Per step:\n\n| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", 1+len(cols)-len(stepColumns))+strings.Repeat("--:|", len(stepColumns)-1))
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
 	}
 	fmt.Fprintln(w)
+}
+
+// writeMemory writes the memory table: per start and workload the RSS
+// before warm-up, after it and after load, and with native memory
+// tracking the JVM's committed memory by category.
+func writeMemory(w io.Writer, s *Summary) {
+	if len(s.Memory) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## Memory\n\n| Implementation | Workload | Trial | RSS before warm-up | after warm-up | after load |\n|---|---|--:|--:|--:|--:|\n")
+	for _, m := range s.Memory {
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", m.Implementation, m.Workload, m.Trial, FormatBytes(float64(m.RSSIdleBytes)), FormatBytes(float64(m.RSSWarmBytes)), FormatBytes(float64(m.RSSAfterBytes)))
+	}
+	fmt.Fprintln(w)
+	cats, rows := nativeMemoryTable(s)
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "JVM native memory tracking after load, committed:\n\n| Implementation | Workload | Trial | Total | %s |\n|---|---|--:|%s\n", strings.Join(cats, " | "), strings.Repeat("--:|", len(cats)+1))
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+	fmt.Fprintln(w)
+}
+
+// nativeMemoryTable lays the native memory summaries out as a table: the
+// categories (union, in the JVM's order) and one row per summary.
+func nativeMemoryTable(s *Summary) ([]string, [][]string) {
+	var cats []string
+	for _, m := range s.Memory {
+		if m.NativeMemory == nil {
+			continue
+		}
+		for _, c := range m.NativeMemory.Categories {
+			if !slices.Contains(cats, c.Name) {
+				cats = append(cats, c.Name)
+			}
+		}
+	}
+	var rows [][]string
+	for _, m := range s.Memory {
+		nm := m.NativeMemory
+		if nm == nil {
+			continue
+		}
+		row := []string{m.Implementation, m.Workload, strconv.Itoa(m.Trial), FormatBytes(float64(nm.CommittedBytes))}
+		if nm.Error != "" {
+			row[3] = "not taken: " + nm.Error
+		}
+		for _, name := range cats {
+			v := "-"
+			for _, c := range nm.Categories {
+				if c.Name == name {
+					v = FormatBytes(float64(c.CommittedBytes))
+				}
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return cats, rows
 }
