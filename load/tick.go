@@ -89,6 +89,7 @@ type tickEngine struct {
 	ep     int
 	byFD   []*tconn
 	events []unix.EpollEvent
+	msg    rawMsg // recvmsg's header, reused
 }
 
 // tickable reports whether sc can run on the tick engine, and prepares it.
@@ -324,7 +325,7 @@ func (e *tickEngine) track(c *tconn) {
 
 func (e *tickEngine) write(c *tconn, now time.Time) {
 	for c.wrote < len(e.wreq) {
-		n, err := syscall.Write(c.fd, e.wreq[c.wrote:])
+		n, err := rawWrite(c.fd, e.wreq[c.wrote:])
 		if err == syscall.EAGAIN {
 			return
 		}
@@ -348,7 +349,13 @@ func (e *tickEngine) progress(now time.Time) { e.poll(now, 0) }
 // The tick engine only looks; its sleeping is done on the runtime's timer.
 func (e *tickEngine) poll(now time.Time, waitMs int) {
 	for {
-		n, err := unix.EpollWait(e.ep, e.events, waitMs)
+		var n int
+		var err error
+		if waitMs == 0 {
+			n, err = rawEpollPoll(e.ep, e.events) // see rawsys_linux.go
+		} else {
+			n, err = unix.EpollWait(e.ep, e.events, waitMs)
+		}
 		if err == syscall.EINTR {
 			continue
 		}
@@ -414,7 +421,7 @@ func (e *tickEngine) poll(now time.Time, waitMs int) {
 
 func (e *tickEngine) read(c *tconn, now time.Time) {
 	for {
-		n, oobn, _, _, err := syscall.Recvmsg(c.fd, e.rbuf, e.oob, 0)
+		n, oobn, err := e.msg.recvmsg(c.fd, e.rbuf, e.oob)
 		if err == syscall.EAGAIN {
 			return
 		}

@@ -65,7 +65,7 @@ func (w *waker) sleepUntil(t time.Time) {
 		return
 	}
 	w.spec.Value = unix.NsecToTimespec(int64(d))
-	if err := unix.TimerfdSettime(w.fd, 0, &w.spec, nil); err != nil {
+	if err := rawTimerfdSettime(w.fd, 0, &w.spec); err != nil { // see rawsys_linux.go
 		time.Sleep(d)
 		return
 	}
@@ -76,7 +76,7 @@ func (w *waker) sleepUntil(t time.Time) {
 		// The runtime forgets readiness before the first call, so an
 		// expiry that came before it would be lost with the timerfd
 		// never read: reading it tells, and empties it for the next edge.
-		_, err := unix.Read(int(fd), w.buf[:])
+		_, err := rawRead(int(fd), w.buf[:])
 		return err != unix.EAGAIN
 	})
 }

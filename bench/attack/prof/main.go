@@ -23,6 +23,7 @@ func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile to `file`")
 	memprof := flag.String("memprofile", "", "write an allocation profile to `file`")
 	noTick := flag.Bool("notick", false, "use the goroutine engine for the open model")
+	precise := flag.Float64("precise", -1, "load.PreciseRate: the rate up to which each request gets its own wake-up (0: always coarse; -1: the engine's default)")
 	flag.Parse()
 	runtime.MemProfileRate = 4096
 	if *prof != "" {
@@ -40,6 +41,9 @@ func main() {
 	var opts []load.Option
 	if *noTick {
 		opts = append(opts, load.WithoutTickEngine())
+	}
+	if *precise >= 0 {
+		opts = append(opts, load.PreciseRate(*precise))
 	}
 	var m0 runtime.MemStats
 	runtime.ReadMemStats(&m0)
