@@ -106,7 +106,9 @@ func LockClients(ctx context.Context, s Servers, ids ...int64) (*ClientLock, err
 	return &ClientLock{c}, nil
 }
 
-// Waiters counts the service's statements waiting for a lock right now.
+// Waiters counts the service's statements waiting for a lock this
+// transaction holds (other waits, a transfer behind another, are not
+// counted).
 func (l *ClientLock) Waiters(ctx context.Context) (int, error) {
 	// Inside a transaction the activity view is read once and kept:
 	// clear that snapshot to see the present.
@@ -114,7 +116,7 @@ func (l *ClientLock) Waiters(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	var n int
-	err := l.c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", dbUser).Scan(&n)
+	err := l.c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND pg_backend_pid() = ANY(pg_blocking_pids(pid))", dbUser).Scan(&n)
 	return n, err
 }
 

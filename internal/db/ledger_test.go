@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestDurableCrash starts each engine durably, checks its settings, commits
@@ -67,5 +69,77 @@ func TestDurableCrash(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestClientLock holds a client's row and sees a transaction of the
+// service wait for it, and only that one: a wait between two service
+// transactions is not ours.
+func TestClientLock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := servers(t)
+	pgs := Servers{Postgres: s.Postgres}
+	if _, err := Prepare(ctx, "bank", pgs, PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc := func() *pgx.Conn {
+		c, err := pgx.Connect(ctx, s.Postgres.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	a, b := svc(), svc()
+	if _, err := a.Exec(ctx, "INSERT INTO client (balance) VALUES (1), (2)"); err != nil {
+		t.Fatal(err)
+	}
+	// b waits for a's lock on client 2: not the test's lock.
+	if _, err := a.Exec(ctx, "BEGIN; SELECT id FROM client WHERE id = 2 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	bdone := make(chan error, 1)
+	go func() {
+		_, err := b.Exec(ctx, "SELECT id FROM client WHERE id = 2 FOR UPDATE")
+		bdone <- err
+	}()
+	l, err := LockClients(ctx, pgs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n, err := l.Waiters(ctx); err != nil || n != 0 {
+		t.Errorf("waiters with only another's lock waited for: %d (%v), want 0", n, err)
+	}
+	// a now waits for the test's lock on client 1.
+	adone := make(chan error, 1)
+	go func() {
+		_, err := a.Exec(ctx, "SELECT id FROM client WHERE id = 1 FOR UPDATE")
+		adone <- err
+	}()
+	n := 0
+	for deadline := time.Now().Add(10 * time.Second); n == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if n, err = l.Waiters(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("waiters = %d, want 1", n)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-adone; err != nil {
+		t.Errorf("the waiting statement after Release: %v", err)
+	}
+	if _, err := a.Exec(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-bdone; err != nil {
+		t.Errorf("b: %v", err)
+	}
+	if _, err := LockClients(ctx, pgs, 1, 99); err == nil {
+		t.Error("LockClients of a client that does not exist: no error")
 	}
 }
