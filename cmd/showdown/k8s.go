@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
@@ -21,6 +22,7 @@ import (
 	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/warmup"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
 )
@@ -46,6 +48,7 @@ var k8sCommands = []struct {
 	{"initdb", "(in a database pod) write the schema and data files the image loads", runK8sInitDB},
 	{"pack", "(in a pod) write a results folder as a tar stream to stdout", runK8sPack},
 	{"audit", "(in a pod) check a workload's invariants in the database its services use", runK8sAudit},
+	{"warmup", "(in a pod) warm a service up until the steady-state rule holds", runK8sWarmup},
 }
 
 func runK8s(st *state, args []string) error {
@@ -190,19 +193,8 @@ func runK8sShard(st *state, args []string) error {
 		return err
 	}
 	p.record = map[string]string{"shard": shard, "start-at": *startAt}
-	if *skuRows > 0 && af.scenario != "" {
-		// The sku scenario picks from the ids the database holds, which
-		// follow from the seed and the row count.
-		ids := db.KnownSKUIDs(af.seed, *skuRows, db.DefaultKnownSKUs)
-		list := make([]string, len(ids))
-		for i, id := range ids {
-			list[i] = strconv.FormatInt(id, 10)
-		}
-		sc, err := scenario.Load(af.scenario, scenario.Options{BaseURL: af.baseURL, Seed: af.seed, Lists: map[string][]string{"sku_ids": list}})
-		if err != nil {
-			return err
-		}
-		p.sc = load.StatusChecked(sc)
+	if err := skuScenario(&af, p, *skuRows); err != nil {
+		return err
 	}
 	if !start.IsZero() {
 		wait := time.Until(start)
@@ -227,6 +219,97 @@ func runK8sShard(st *state, args []string) error {
 	fmt.Fprintf(st.stderr, "shard %s: done (%s), holding %s for collection\n", shard, strings.TrimSpace(verdict), dir)
 	if *hold > 0 && !k8s.Hold(st.ctx, dir, *hold) {
 		fmt.Fprintf(st.stderr, "shard %s: not collected within %s\n", shard, *hold)
+	}
+	return aerr
+}
+
+// skuScenario loads the sku scenario with the ids the database holds,
+// which follow from the seed and the row count (skuRows > 0).
+func skuScenario(af *attackFlags, p *attackPlan, skuRows int) error {
+	if skuRows <= 0 || af.scenario == "" {
+		return nil
+	}
+	ids := db.KnownSKUIDs(af.seed, skuRows, db.DefaultKnownSKUs)
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = strconv.FormatInt(id, 10)
+	}
+	sc, err := scenario.Load(af.scenario, scenario.Options{BaseURL: af.baseURL, Seed: af.seed, Lists: map[string][]string{"sku_ids": list}})
+	if err != nil {
+		return err
+	}
+	p.sc = load.StatusChecked(sc)
+	return nil
+}
+
+func runK8sWarmup(st *state, args []string) error {
+	fs := newFlagSet(st, "k8s warmup", "--max D [--auto] [flags] -- ATTACK FLAGS\n\nDrives the attack's load for at most --max and, with --auto, stops as soon as the\nlocal lab's steady-state rule holds; writes the warm-up's record to --out/warmup.json\nand keeps it until collected.")
+	maxD := fs.Duration("max", 0, "the warm-up's longest `time` (required)")
+	auto := fs.Bool("auto", false, "stop once the steady-state rule holds (warmup: auto)")
+	out := fs.String("out", k8s.ResultsDir+"/"+k8s.WarmupDir, "write warmup.json to `dir`")
+	hold := fs.Duration("hold", k8s.DefaultHold, "keep the record this `long` for the controller to copy")
+	skuRows := fs.Int("sku-rows", 0, "sku workload: the rows the database holds")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *maxD <= 0 {
+		return usageError{err: errors.New("--max is required"), hint: "showdown k8s warmup --max 3m --auto -- --rate 500 --duration 3m URL"}
+	}
+	afs := newFlagSet(st, "attack", attackSynopsis)
+	var af attackFlags
+	af.define(afs)
+	apos, err := parseInterspersed(afs, append(fs.Args(), "--duration", maxD.String()))
+	if err != nil {
+		return err
+	}
+	p, err := af.plan(apos)
+	if err != nil {
+		return err
+	}
+	if err := skuScenario(&af, p, *skuRows); err != nil {
+		return err
+	}
+	_, open := p.model.(load.OpenModel)
+	watch := warmup.NewWatch(plan.Warmup{Auto: *auto, Max: plan.Duration(*maxD), Time: plan.Duration(*maxD)}, open)
+	ctx, stop := context.WithCancel(st.ctx)
+	defer stop()
+	var mu sync.Mutex
+	opts := append(append([]load.Option(nil), p.opts...), load.OnProgress(func(pr load.Progress) {
+		if pr.Warmup || pr.Elapsed == 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if watch.Observe(pr.Rate, pr.IntervalP50) {
+			stop()
+		}
+	}))
+	res, aerr := load.NewAttacker(opts...).Attack(ctx, p.sc, p.model)
+	mu.Lock()
+	defer mu.Unlock()
+	if res != nil {
+		watch.Finish(res.Summary.Total.Samples, res.Summary.DurationSeconds)
+	}
+	if aerr != nil && st.ctx.Err() == nil && ctx.Err() != nil {
+		aerr = nil // stopped by the rule
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(watch.Record, "", "  ")
+	if err := os.WriteFile(filepath.Join(*out, k8s.WarmupFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	verdict := "ok\n"
+	if aerr != nil {
+		verdict = aerr.Error() + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(*out, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(st.stderr, "warm-up: %.1f s, %d requests, steady %v; holding %s for collection\n", watch.Record.Seconds, watch.Record.Requests, watch.Record.Steady, *out)
+	if *hold > 0 && !k8s.Hold(st.ctx, *out, *hold) {
+		fmt.Fprintf(st.stderr, "warm-up: not collected within %s\n", *hold)
 	}
 	return aerr
 }

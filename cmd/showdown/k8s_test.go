@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -109,5 +110,47 @@ func TestK8sShards(t *testing.T) {
 	}
 	if len(m.Summary.Shards) != n {
 		t.Errorf("merged shards %v, want %d", m.Summary.Shards, n)
+	}
+}
+
+// TestK8sWarmup runs the warm-up pod's entrypoint in-process against a
+// local service: it drives the load, applies the lab's rule each second
+// (package warmup's tests check when it stops), writes the record for the
+// controller and marks it done. On a busy machine the latency may never
+// settle, so the test accepts a warm-up that ran its whole --max.
+func TestK8sWarmup(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond)
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	st, _, errb := svcTestState(context.Background(), nil)
+	t0 := time.Now()
+	if code := run(st, []string{"k8s", "warmup", "--max", "15s", "--auto", "--out", dir, "--hold", "0", "--", "--rate", "100", srv.URL}); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, k8s.WarmupFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wu struct {
+		Auto, Steady bool
+		Seconds      float64
+		Requests     int64
+		Metric       string
+		Series       []float64
+	}
+	if err := json.Unmarshal(b, &wu); err != nil {
+		t.Fatal(err)
+	}
+	if !wu.Auto || wu.Metric != "p50_ms" || wu.Requests == 0 || len(wu.Series) < 10 {
+		t.Errorf("warm-up record %s, want an automatic warm-up's p50 curve", b)
+	}
+	if wu.Steady && (wu.Seconds >= 15 || len(wu.Series) < 10) || !wu.Steady && wu.Seconds < 14 {
+		t.Errorf("warm-up record %s after %s: steady %v but %.1f s", b, time.Since(t0).Round(time.Second), wu.Steady, wu.Seconds)
+	}
+	if _, err := os.Stat(filepath.Join(dir, k8s.DoneFile)); err != nil {
+		t.Errorf("no %s: %v", k8s.DoneFile, err)
 	}
 }

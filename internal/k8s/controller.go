@@ -247,8 +247,12 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		trial    int
 	}
 	firstOf, lastOf := map[run]int{}, map[run]int{}
+	firstStep := map[*Deployment]int{}
 	for i, st := range m.Steps {
 		last[st.Deployment] = i
+		if _, ok := firstStep[st.Deployment]; !ok {
+			firstStep[st.Deployment] = i
+		}
 		r := run{st.Deployment, st.Workload, st.Trial}
 		if _, ok := firstOf[r]; !ok {
 			firstOf[r] = i
@@ -297,6 +301,16 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 				sr.Status, sr.Reason = "failed", err.Error()
 				return err
 			}
+		}
+		if firstOf[r] == i {
+			// A start's first workload may warm up longest (package
+			// warmup): here a deployment's first step is its start.
+			wu, err := c.warmUp(ctx, p, st, firstStep[d] == i, filepath.Join(dir, sr.Dir))
+			if err != nil {
+				sr.Status, sr.Reason = "failed", err.Error()
+				return err
+			}
+			sr.Warmup = wu
 		}
 		lr := &results.LevelRun{Level: st.Level, Dir: filepath.Join(sr.Dir, "level-"+strconv.Itoa(st.Level)), Status: results.OK}
 		sr.Levels = append(sr.Levels, lr)

@@ -204,6 +204,15 @@ func (e *execer) Exec(ctx context.Context, ns, pod, container string, cmd []stri
 		defer os.RemoveAll(dir)
 		os.WriteFile(filepath.Join(dir, "samples.csv"), samplerCSV(), 0o644)
 		return Pack(w, dir)
+	case "warmup":
+		// The warm-up pod's record, as showdown k8s warmup writes it.
+		dir, err := os.MkdirTemp("", "warmup")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		os.WriteFile(filepath.Join(dir, WarmupFile), []byte(`{"auto": true, "steady": true, "seconds": 12.0, "requests": 4800, "metric": "p50_ms"}`), 0o644)
+		return Pack(w, dir)
 	case "attack":
 		n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(cmd[3]), "shard-"))
 		if err != nil {
@@ -321,7 +330,7 @@ func TestControllerRun(t *testing.T) {
 			done: func(int) bool { return true }, cancel: true, want: []string{"context canceled"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := plan.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: 0s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
+			p, err := plan.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: auto, warmup_max: 30s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -373,6 +382,13 @@ func TestControllerRun(t *testing.T) {
 			kl.mu.Lock()
 			verifyArgs, auditArgs := strings.Join(kl.tasks["verify"], " "), strings.Join(kl.tasks["audit"], " ")
 			kl.mu.Unlock()
+			// warmup: auto ran in its own pod with the lab's rule, before the level.
+			if wu := rec.Services[0].Warmup; wu == nil || !wu.Steady || wu.Requests != 4800 || wu.Seconds != 12 {
+				t.Errorf("warm-up record %+v, want the warm-up pod's", wu)
+			}
+			if !strings.Contains(progress.String(), "warming go-stdlib-x2 up on bank") || strings.Index(progress.String(), "warmed up") > strings.Index(progress.String(), "level 400") {
+				t.Errorf("no warm-up before the level:\n%s", progress.String())
+			}
 			if verifyArgs != "verify --url http://go-stdlib-x2:8080 --workload bank" || auditArgs != "k8s audit --workload bank" {
 				t.Errorf("tasks ran %q and %q, want the contract check and the audit of bank", verifyArgs, auditArgs)
 			}

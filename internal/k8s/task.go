@@ -2,7 +2,11 @@ package k8s
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +14,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/warmup"
 )
 
 // DefaultTaskTimeout bounds an in-cluster task (contract check, audit)
@@ -125,4 +133,88 @@ func (c *Controller) audit(ctx context.Context, st *Step) error {
 		return fmt.Errorf("audit of %s after %s: %w", st.Workload, st.Deployment.Deployment.Name, err)
 	}
 	return nil
+}
+
+// Files of the in-cluster warm-up: the record showdown k8s warmup writes
+// under ResultsDir/WarmupDir.
+const (
+	WarmupDir  = "warmup"
+	WarmupFile = "warmup.json"
+)
+
+// warmUp warms the service of st up before its workload's first level
+// with the local lab's rule (package warmup): with warmup: auto, one pod
+// of the generator's size drives the first level's load until the
+// steady-state rule holds, at most the budget; its record is copied back
+// as a shard's results are. A fixed warm-up runs in the first level's
+// shards instead (nil here).
+func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (*results.Warmup, error) {
+	var wp plan.Warmup
+	for _, im := range p.Implementations {
+		if im.ID() == st.Implementation {
+			wp = p.WarmupOf(im)
+		}
+	}
+	budget := warmup.Budget(wp, first)
+	if !wp.Auto || budget <= 0 {
+		return nil, nil
+	}
+	name := dnsLabel("warmup-"+st.Deployment.Deployment.Name+"-"+st.Workload+"-t"+strconv.Itoa(st.Trial), 63)
+	base := fmt.Sprintf("http://%s:%d", st.Deployment.Service.Name, DefaultPort)
+	args := []string{"k8s", "warmup", "--max", budget.String(), "--auto", "--out", ResultsDir + "/" + WarmupDir, "--hold", DefaultHold.String()}
+	if st.Workload == "sku" {
+		args = append(args, "--sku-rows", strconv.Itoa(p.Database.SKURows))
+	}
+	args = append(append(args, "--"), AttackArgs(p, st, base)...)
+	job := taskJob(name, "warmup", st, args)
+	job.Spec.Template.Spec.Containers[0].Resources = st.Job.Spec.Template.Spec.Containers[0].Resources
+	job.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}}
+	job.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	deadline := int64((budget + DefaultHold + DefaultTaskTimeout).Seconds())
+	job.Spec.ActiveDeadlineSeconds = &deadline
+	c.say("warming %s up on %s (%s): until steady, at most %s", st.Deployment.Deployment.Name, st.Workload, name, budget)
+	if err := c.create(ctx, job); err != nil {
+		return nil, err
+	}
+	bg := metav1.DeletePropagationBackground
+	defer c.Client.BatchV1().Jobs(job.Namespace).Delete(context.WithoutCancel(ctx), job.Name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	end := c.Now().Add(budget + c.Grace + DefaultTaskTimeout)
+	dst := filepath.Join(dir, "warmup")
+	for {
+		pods, err := c.pods(ctx, job.Namespace, map[string]string{LabelName: name, LabelComponent: "warmup"})
+		if err != nil {
+			return nil, err
+		}
+		for i := range pods {
+			pod := &pods[i]
+			if err := c.diagnose(ctx, pod); err != nil {
+				return nil, fmt.Errorf("warm-up of %s: %w", st.Deployment.Deployment.Name, err)
+			}
+			if pod.Status.Phase != corev1.PodRunning {
+				continue
+			}
+			ok, err := c.collect(ctx, pod, "warmup", ResultsDir+"/"+WarmupDir, dst, true)
+			if err != nil {
+				return nil, fmt.Errorf("warm-up of %s, pod %s: copying its record: %w", st.Deployment.Deployment.Name, pod.Name, err)
+			}
+			if ok {
+				b, err := os.ReadFile(filepath.Join(dst, WarmupFile))
+				if err != nil {
+					return nil, fmt.Errorf("warm-up of %s: %w", st.Deployment.Deployment.Name, err)
+				}
+				var wu results.Warmup
+				if err := json.Unmarshal(b, &wu); err != nil {
+					return nil, fmt.Errorf("warm-up of %s: %s: %w", st.Deployment.Deployment.Name, WarmupFile, err)
+				}
+				c.say("  warmed up in %.1f s, %d requests, steady: %v", wu.Seconds, wu.Requests, wu.Steady)
+				return &wu, nil
+			}
+		}
+		if c.Now().After(end) {
+			return nil, fmt.Errorf("job %s/%s: the warm-up did not finish by %s (hint: kubectl -n %s logs job/%s)", job.Namespace, name, end.Format(time.RFC3339), job.Namespace, name)
+		}
+		if err := c.sleep(ctx); err != nil {
+			return nil, err
+		}
+	}
 }

@@ -1,0 +1,62 @@
+package warmup
+
+import (
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/stats"
+)
+
+func TestBudget(t *testing.T) {
+	minute := plan.Duration(time.Minute)
+	for _, tc := range []struct {
+		name  string
+		wp    plan.Warmup
+		first bool
+		want  time.Duration
+	}{
+		// A fixed warm-up lasts its time, first workload or not.
+		{"fixed", plan.Warmup{Time: plan.Duration(20 * time.Second)}, false, 20 * time.Second},
+		// Auto: the first workload of a start may take warmup_max.
+		{"auto first", plan.Warmup{Auto: true, Max: minute}, true, time.Minute},
+		// Auto: later workloads a third of it.
+		{"auto later", plan.Warmup{Auto: true, Max: minute}, false, 20 * time.Second},
+		// ... but never less than the rule's window and two seconds.
+		{"auto later, short max", plan.Warmup{Auto: true, Max: plan.Duration(3 * time.Second)}, false, time.Duration(stats.DefaultSteadyWindow+2) * time.Second},
+	} {
+		if got := Budget(tc.wp, tc.first); got != tc.want {
+			t.Errorf("%s: Budget = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestWatch(t *testing.T) {
+	// Open model: the rule watches the median latency, which falls and
+	// then holds.
+	w := NewWatch(plan.Warmup{Auto: true}, true)
+	stopped := -1
+	for i := 0; i < 60 && stopped < 0; i++ {
+		p50 := 2 * time.Millisecond // steady after ten slow seconds
+		if i < 10 {
+			p50 = time.Duration(50-4*i) * time.Millisecond
+		}
+		if w.Observe(100, p50) {
+			stopped = i
+		}
+	}
+	if stopped < 10 || stopped > 10+2*stats.DefaultSteadyWindow || !w.Record.Steady || w.Record.Metric != "p50_ms" || len(w.Record.Series) != stopped+1 {
+		t.Errorf("stopped at second %d, record %+v", stopped, w.Record)
+	}
+	// A fixed warm-up records the curve and never stops early.
+	f := NewWatch(plan.Warmup{Time: plan.Duration(time.Minute)}, false)
+	for i := 0; i < 30; i++ {
+		if f.Observe(100, time.Millisecond) {
+			t.Fatal("a fixed warm-up stopped early")
+		}
+	}
+	f.Finish(3000, 30.04)
+	if !f.Record.Steady || f.Record.Auto || len(f.Record.Throughput) != 30 || f.Record.Requests != 3000 || f.Record.Seconds != 30 {
+		t.Errorf("fixed warm-up record %+v", f.Record)
+	}
+}
