@@ -274,7 +274,7 @@ func TestControllerRun(t *testing.T) {
 		name   string
 		status func(role, pod string) corev1.PodStatus
 		done   func(shard int) bool
-		cancel bool     // press Ctrl-C while the run waits
+		cancel bool // press Ctrl-C while the run waits
 		task   func(role string) corev1.PodStatus
 		want   []string // substrings of the error; none: success
 	}{
