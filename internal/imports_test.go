@@ -26,6 +26,7 @@ var importRules = []struct {
 }{
 	{"", []string{"cmd/"}, "nothing below cmd/ imports a command"},
 	{"load", []string{"internal/", "workloads"}, "the engine is importable on its own"},
+	{"load/atomicfile", []string{"internal/", "workloads", "load"}, "writing a file atomically needs nothing of the project"},
 	{"workloads", []string{"internal/", "load"}, "the contract's files depend on nothing"},
 	{"internal/located", []string{"internal/", "load"}, "the error type of every YAML file stands alone"},
 	{"internal/results", []string{"internal/lab", "internal/report", "internal/stack", "internal/verify"}, "the results model is read by all and knows none of its readers"},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 // Files of a result directory.
@@ -52,7 +55,7 @@ func (r *Result) WriteDir(dir string, extra ...Column) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, SummaryFile), append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, SummaryFile), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, TimeseriesFile), func(w *bufio.Writer) error { return r.writeTimeseries(w, extra) }); err != nil {
@@ -82,21 +85,10 @@ func (r *Result) WriteDir(dir string, extra ...Column) error {
 	})
 }
 
+// writeFile writes path atomically (package atomicfile): a run stopped
+// half way leaves the old file or none, never a part.
 func writeFile(path string, fill func(*bufio.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := fill(w); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return fill(w.(*bufio.Writer)) })
 }
 
 func (r *Result) writeTimeseries(bw *bufio.Writer, extra []Column) error {

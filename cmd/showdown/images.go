@@ -11,6 +11,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/images"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 func init() {
@@ -108,7 +109,7 @@ func runImages(st *state, args []string) error {
 	if len(built) > 0 && *record != "" {
 		b, _ := json.MarshalIndent(built, "", "  ")
 		if err := os.MkdirAll(filepath.Dir(*record), 0o755); err == nil {
-			if err := os.WriteFile(*record, append(b, '\n'), 0o644); err != nil {
+			if err := atomicfile.WriteFile(*record, append(b, '\n'), 0o644); err != nil {
 				return err
 			}
 		}

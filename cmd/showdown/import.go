@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/jmx"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 func init() {
@@ -82,10 +83,10 @@ func runImport(st *state, args []string) error {
 		}
 	}
 	loadPath := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".load.yaml"
-	if err := os.WriteFile(*out, res.Scenario, 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, res.Scenario, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(loadPath, res.Load.YAML(*out), 0o644); err != nil {
+	if err := atomicfile.WriteFile(loadPath, res.Load.YAML(*out), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Wrote %s (scenario) and %s (load). Run it with:\n  showdown attack %s\n",

@@ -24,6 +24,7 @@ import (
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/warmup"
 	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/load/atomicfile"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -213,7 +214,7 @@ func runK8sShard(st *state, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(st.stderr, "shard %s: done (%s), holding %s for collection\n", shard, strings.TrimSpace(verdict), dir)
@@ -405,7 +406,7 @@ func runK8sPack(st *state, args []string) error {
 		return err
 	}
 	if *release {
-		return os.WriteFile(filepath.Join(pos[0], k8s.CollectedFile), nil, 0o644)
+		return atomicfile.WriteFile(filepath.Join(pos[0], k8s.CollectedFile), nil, 0o644)
 	}
 	return nil
 }

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 func init() {
@@ -20,7 +21,7 @@ func init() {
 	})
 }
 
-func runMonitor(st *state, args []string) error {
+func runMonitor(st *state, args []string) (rerr error) {
 	fs := newFlagSet(st, "monitor", "--pid PID [flags]")
 	pid := fs.Int("pid", 0, "process to sample, with all its descendants (required)")
 	interval := fs.Duration("interval", monitor.DefaultInterval, "time between samples")
@@ -45,12 +46,25 @@ func runMonitor(st *state, args []string) error {
 	}
 	var w io.Writer = st.stdout
 	if *out != "-" {
-		f, err := os.Create(*out)
+		// The CSV appears whole when sampling ends (Ctrl-C included).
+		f, err := atomicfile.Create(*out, 0o644)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		w = f
+		defer f.Abort()
+		bw := bufio.NewWriter(f)
+		w = bw
+		defer func() {
+			if ferr := bw.Flush(); ferr != nil {
+				if rerr == nil {
+					rerr = ferr
+				}
+				return
+			}
+			if cerr := f.Commit(); cerr != nil && rerr == nil {
+				rerr = cerr
+			}
+		}()
 	}
 	cw, err := monitor.NewCSVWriter(w)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/report"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func runReport(st *state, args []string) error {
 	if err := report.WriteFormat(&b, res, *format, opts...); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 // Runner executes plans and writes results folders.
@@ -191,14 +192,16 @@ func (x *execution) build(ctx context.Context) {
 			continue
 		}
 		logPath := filepath.Join(x.dir, "builds", name+".log")
-		f, err := os.Create(logPath)
+		f, err := atomicfile.Create(logPath, 0o644)
 		if err != nil {
 			b.Error = err.Error()
 			continue
 		}
 		x.say("building %s", name)
 		res, err := m.Build(ctx, f)
-		f.Close()
+		if cerr := f.Commit(); cerr != nil {
+			x.warn("%s: %v", logPath, cerr)
+		}
 		b.Cached, b.Seconds, b.ArtifactBytes = res.Cached, res.Duration.Seconds(), res.ArtifactBytes
 		if err != nil {
 			b.Error = err.Error()

@@ -11,6 +11,7 @@ import (
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/load/atomicfile"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -83,12 +84,14 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	defer grp.Remove()
 	x.rec.Limits = grp.Applied()
 
-	logPath := filepath.Join(startDir, "service.log")
-	logf, err := os.Create(logPath)
+	// The log is written under a temporary name and appears whole when the
+	// service has stopped (its tail is read from the temporary file).
+	logf, err := atomicfile.Create(filepath.Join(startDir, "service.log"), 0o644)
 	if err != nil {
 		return failAll("", "%v", err)
 	}
-	defer logf.Close()
+	defer logf.Commit()
+	logPath := logf.Name()
 	env := map[string]string{}
 	for k, v := range p.Env {
 		env[k] = v

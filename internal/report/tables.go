@@ -5,15 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"slices"
-
 	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 // Formats WriteFormat knows.
@@ -60,7 +59,7 @@ func WriteFiles(dir, path string, opts ...Option) ([]string, error) {
 			return paths, err
 		}
 		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(p, b.Bytes(), 0o644); err != nil {
 			return paths, fmt.Errorf("writing the report: %w", err)
 		}
 		paths = append(paths, p)

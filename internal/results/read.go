@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 // WriteRun stores r as run.json in dir, atomically.
@@ -22,11 +23,7 @@ func WriteRun(dir string, r *Run) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, RunFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, RunFile))
+	return atomicfile.WriteFile(filepath.Join(dir, RunFile), append(b, '\n'), 0o644)
 }
 
 // ReadRun reads run.json from a results folder.

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package atomicfile
+
+import (
+	"errors"
+	"os"
+)
+
+// errSyncUnsupported: folders are not synced here.
+var errSyncUnsupported = errors.New("folder sync unsupported")
+
+func umask() os.FileMode { return 0 }
