@@ -221,9 +221,9 @@ type worker struct {
 	warm bool
 }
 
-func (w *worker) record(step int, lat, svc, late time.Duration, sent, recv int, reason string) {
+func (w *worker) record(step int, lat, svc, late time.Duration, sent, recv, status int, reason string) {
 	if !w.warm {
-		w.r.rec.record(step, lat, svc, late, sent, recv, reason)
+		w.r.rec.record(step, lat, svc, late, sent, recv, status, reason)
 	}
 }
 
@@ -237,7 +237,7 @@ func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Dura
 	for step := range w.r.steps {
 		w.req.Reset()
 		if err := u.Request(iter, step, &w.req); err != nil {
-			w.record(step, 0, 0, noLateness, 0, 0, "request: "+err.Error())
+			w.record(step, 0, 0, noLateness, 0, 0, 0, "request: "+err.Error())
 			return false
 		}
 		var x exchange
@@ -252,7 +252,7 @@ func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Dura
 			if w.r.aborted() {
 				return false
 			}
-			w.record(step, lat, svc, late, x.sentN, x.recvN, transportReason(err))
+			w.record(step, lat, svc, late, x.sentN, x.recvN, 0, transportReason(err))
 			return x.dialFail
 		}
 		reason := ""
@@ -267,7 +267,7 @@ func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Dura
 				reason = cerr.Error()
 			}
 		}
-		w.record(step, lat, svc, late, x.sentN, x.recvN, reason)
+		w.record(step, lat, svc, late, x.sentN, x.recvN, x.status, reason)
 		if reason != "" {
 			return false
 		}

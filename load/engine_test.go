@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -114,6 +115,32 @@ func TestClosedModelIterations(t *testing.T) {
 	}
 	if s.Users != 4 || s.Model != "closed" {
 		t.Errorf("users %d model %q", s.Users, s.Model)
+	}
+	// Every answer is counted by its status, a failed one too.
+	if l0, l1 := s.Labels[0], s.Labels[1]; l0.Answered(200) != 24 || l1.Answered(200) != 12 || l1.Answered(503) != 12 || s.Total.Unanswered() != 0 {
+		t.Errorf("statuses %v and %v, unanswered %d; want 24 200s, then 12 200s and 12 503s, none unanswered", l0.Statuses, l1.Statuses, s.Total.Unanswered())
+	}
+}
+
+// TestStatusCountsTick: the open model's engine for one request counts
+// answers by status too, and requests that got none apart.
+func TestStatusCountsTick(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	res, err := NewAttacker().Attack(context.Background(), &Target{URL: srv.URL}, OpenModel{Rate: 200, Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := res.Summary.Total
+	if tot.Samples == 0 || tot.Answered(404) != tot.Samples || tot.Unanswered() != 0 {
+		t.Errorf("samples %d, statuses %v; want every one a 404", tot.Samples, tot.Statuses)
+	}
+	srv.Close()
+	res, err = NewAttacker().Attack(context.Background(), &Target{URL: srv.URL}, OpenModel{Rate: 100, Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := res.Summary.Total; tot.Samples == 0 || len(tot.Statuses) != 0 || tot.Unanswered() != tot.Samples {
+		t.Errorf("refused: samples %d, statuses %v, unanswered %d; want all unanswered", tot.Samples, tot.Statuses, tot.Unanswered())
 	}
 }
 
@@ -310,6 +337,9 @@ func TestShardsMerge(t *testing.T) {
 		if g.Total.Samples+g.Dropped != w.Total.Samples+w.Dropped || g.Total.Errors != w.Total.Errors {
 			t.Errorf("%T: merged samples+dropped %d, errors %d; whole run %d, %d", m,
 				g.Total.Samples+g.Dropped, g.Total.Errors, w.Total.Samples+w.Dropped, w.Total.Errors)
+		}
+		if _, closed := m.(ClosedModel); closed && !maps.Equal(g.Total.Statuses, w.Total.Statuses) {
+			t.Errorf("merged statuses %v, whole run %v", g.Total.Statuses, w.Total.Statuses)
 		}
 		for i := range w.Labels {
 			if g.Labels[i].Label != w.Labels[i].Label || g.Labels[i].Errors != w.Labels[i].Errors {

@@ -359,6 +359,12 @@ func Merge(results ...*Result) (*Result, error) {
 		dst.Errors += src.Errors
 		dst.ReceivedBytes += src.ReceivedBytes
 		dst.SentBytes += src.SentBytes
+		for code, n := range src.Statuses {
+			if dst.Statuses == nil {
+				dst.Statuses = map[int]int64{}
+			}
+			dst.Statuses[code] += n
+		}
 		for _, rc := range src.Reasons {
 			found := false
 			for i := range dst.Reasons {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 type labelRec struct {
 	row            LabelStats
 	reasons        map[string]int64
+	statuses       map[int]int64
 	curLat, curSvc *hdrhistogram.Histogram
 	totLat, totSvc *hdrhistogram.Histogram
 	curN           int64
@@ -18,9 +20,10 @@ type labelRec struct {
 
 func newLabelRec(label, tag string) *labelRec {
 	return &labelRec{
-		row:     LabelStats{Label: label, Tag: tag},
-		reasons: map[string]int64{},
-		curLat:  newHist(), curSvc: newHist(),
+		row:      LabelStats{Label: label, Tag: tag},
+		reasons:  map[string]int64{},
+		statuses: map[int]int64{},
+		curLat:   newHist(), curSvc: newHist(),
 		totLat: newHist(), totSvc: newHist(),
 	}
 }
@@ -85,8 +88,9 @@ const noLateness = time.Duration(-1 << 63)
 
 // record counts one sample of step: its latency, service time, and send
 // lateness (how long after its due time the request was written, or
-// noLateness). reason is "" for a success.
-func (r *recorder) record(step int, lat, svc, late time.Duration, sent, recv int, reason string) {
+// noLateness). status is the response's status code, 0 when none was
+// read; reason is "" for a success.
+func (r *recorder) record(step int, lat, svc, late time.Duration, sent, recv, status int, reason string) {
 	r.mu.Lock()
 	if !r.measuring && !r.autoStart.IsZero() {
 		// The open model filters warm-up samples itself: a sample here
@@ -111,6 +115,9 @@ func (r *recorder) record(step int, lat, svc, late time.Duration, sent, recv int
 		l.row.ReceivedBytes += int64(recv)
 		recordHist(l.curLat, lat)
 		recordHist(l.curSvc, svc)
+		if status > 0 {
+			l.statuses[status]++
+		}
 		if reason != "" {
 			l.row.Errors++
 			if _, ok := l.reasons[reason]; !ok && len(l.reasons) >= r.maxReasons {
@@ -216,6 +223,9 @@ func (r *recorder) result(s Summary) *Result {
 		row.Reasons = nil
 		for reason, n := range l.reasons {
 			row.Reasons = append(row.Reasons, ReasonCount{reason, n})
+		}
+		if len(l.statuses) > 0 {
+			row.Statuses = maps.Clone(l.statuses)
 		}
 		row.finish(l.totLat, l.totSvc, secs)
 		res.latency[row.Tag] = l.totLat

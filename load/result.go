@@ -115,6 +115,22 @@ type LabelStats struct {
 	Service Stats `json:"service_ms"`
 	// Reasons counts errors by reason, most frequent first.
 	Reasons []ReasonCount `json:"reasons,omitempty"`
+	// Statuses counts the answers by HTTP status code, failed checks
+	// included; Samples minus their sum had no answer (a timeout, a
+	// connection closed, a malformed response, a request never sent).
+	Statuses map[int]int64 `json:"statuses,omitempty"`
+}
+
+// Answered returns how many samples got an answer with status code.
+func (l LabelStats) Answered(code int) int64 { return l.Statuses[code] }
+
+// Unanswered returns how many samples got no answer at all.
+func (l LabelStats) Unanswered() int64 {
+	n := l.Samples
+	for _, c := range l.Statuses {
+		n -= c
+	}
+	return max(n, 0)
 }
 
 // Stats are latency statistics in milliseconds.

@@ -517,7 +517,7 @@ func (e *tickEngine) complete(c *tconn, now time.Time, perr error, closeAfter bo
 // finish records the sample of c and frees c.
 func (e *tickEngine) finish(c *tconn, done time.Time, recv, status int, reason string, closeConn bool) {
 	if c.ticket >= e.s.measureFrom {
-		e.r.rec.record(0, done.Sub(c.due), done.Sub(c.sent), c.sent.Sub(c.due), c.wrote, recv, reason)
+		e.r.rec.record(0, done.Sub(c.due), done.Sub(c.sent), c.sent.Sub(c.due), c.wrote, recv, status, reason)
 	}
 	c.busy = false
 	if closeConn {

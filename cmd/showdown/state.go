@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/showdownlab/showdown/internal/monitor"
 )
 
 // state is everything process-wide a subcommand may touch. Tests build their
@@ -28,10 +31,29 @@ type state struct {
 }
 
 // newState returns the state of the real process and a function that
-// releases its signal handler.
+// releases its signal handler. The first SIGINT or SIGTERM cancels the
+// state's context; a second one forces the exit (forceExit).
 func newState() (*state, func()) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	return &state{
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	released := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-released:
+			return
+		}
+		fmt.Fprintln(os.Stderr, "\nshowdown: stopping, writing what was measured (interrupt again to exit at once)")
+		cancel()
+		select {
+		case <-sigs:
+		case <-released:
+			return
+		}
+		forceExit(os.Stderr)
+	}()
+	st := &state{
 		ctx:       ctx,
 		stdin:     os.Stdin,
 		stdout:    os.Stdout,
@@ -39,5 +61,29 @@ func newState() (*state, func()) {
 		getenv:    os.Getenv,
 		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
-	}, stop
+	}
+	return st, func() {
+		signal.Stop(sigs)
+		close(released)
+		cancel()
+	}
+}
+
+// forceExit is the second interrupt: it kills every process this one
+// started (services, databases, builds; SIGKILL, no waiting) and exits
+// with exitInterrupted. Result files are never half written (they are
+// renamed into place whole); the private database folders left in the
+// temporary folder are removed by the next run that starts a database.
+func forceExit(stderr io.Writer) {
+	fmt.Fprintln(stderr, "showdown: interrupted twice: killing the services and databases it started and exiting")
+	for range 3 { // a child may fork while its parent is being killed
+		left := monitor.Descendants(int32(os.Getpid()))
+		if len(left) == 0 {
+			break
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(int(pid), syscall.SIGKILL)
+		}
+	}
+	os.Exit(exitInterrupted)
 }

@@ -27,6 +27,7 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 		lr.Status, lr.Reason = results.Failed, err.Error()
 		return
 	}
+	before := x.writtenBefore(ctx, w, lr)
 	mctx, stopSampling := context.WithCancel(ctx)
 	svcS := sampleInBackground(mctx, svc.PID())
 	var dbS *samples
@@ -54,6 +55,12 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 		return
 	}
 	lr.Status = results.OK
+	if ctx.Err() != nil {
+		// Cut short by a signal: its files hold what was measured, but it
+		// is no level of the plan's length.
+		lr.Status = results.Interrupted
+		lr.Reason = fmt.Sprintf("interrupted after %.1fs of %s", res.Summary.DurationSeconds, d)
+	}
 	lr.Total, _ = res.Row("")
 	s := res.Summary
 	lr.TargetRate, lr.AchievedRate, lr.Late, lr.Dropped = s.TargetRate, s.AchievedRate, s.Late, s.Dropped
@@ -73,7 +80,9 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 				d.DisturbedSeconds, d.Seconds, d.OtherServiceCPUMean, d.OtherGeneratorCPUMean, d.StealMean, d.Load1Max))
 		}
 	}
-	lr.Thresholds = thresholds(x.plan.FailIf, res)
+	if lr.Status == results.OK {
+		lr.Thresholds = thresholds(x.plan.FailIf, res)
+	}
 	for _, t := range lr.Thresholds {
 		if t.Crossed {
 			why := fmt.Sprintf("measured %g", t.Measured)
@@ -92,7 +101,9 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 		return
 	default:
 	}
-	lr.Violations = x.audit(ctx, w, res)
+	// The audit runs even after an interrupt, on its own deadline: the
+	// invariants must hold whenever the load stops.
+	lr.Violations = x.audit(ctx, w, sc, res, before)
 	for _, v := range lr.Violations {
 		x.say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
 	}

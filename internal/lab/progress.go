@@ -96,7 +96,12 @@ func (pr *progress) result(lr *results.LevelRun) {
 	pr.mu.Lock()
 	pr.done++
 	pr.mu.Unlock()
-	if lr.Status != results.OK {
+	switch lr.Status {
+	case results.OK:
+	case results.Interrupted:
+		pr.line(fmt.Sprintf("%s: %d %s: INTERRUPTED: %s", pr.where, lr.Level, pr.unit(), lr.Reason))
+		return
+	default:
 		pr.line(fmt.Sprintf("%s: %d %s: FAILED: %s", pr.where, lr.Level, pr.unit(), lr.Reason))
 		return
 	}

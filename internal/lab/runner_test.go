@@ -78,6 +78,7 @@ func TestRunCatchesBrokenBank(t *testing.T) {
 	p := parseTestPlan(t, cat, `name: broken
 implementations: [broken-bank]
 workloads: [bank]
+verify: quick
 load:
   levels: [2]
   duration: 2s
@@ -127,6 +128,7 @@ func TestRunInterruptStopsEverything(t *testing.T) {
 	p := parseTestPlan(t, cat, `name: interrupted
 implementations: [broken-bank]
 workloads: [bank]
+verify: quick
 load:
   levels: [2, 4]
   duration: 60s
@@ -179,7 +181,93 @@ placement: {}
 		t.Error("run.json does not say the run was interrupted")
 	}
 	if len(back.Services) != 1 || back.Services[0].Levels[0].Total.Samples == 0 {
-		t.Errorf("what was measured before the interrupt was not kept: %+v", back.Services)
+		t.Fatalf("what was measured before the interrupt was not kept: %+v", back.Services)
+	}
+	// The level cut short is marked so, not ok, and left out of the
+	// cells; the next one was never started; the audit ran on its own
+	// deadline, so the cancelled context is no violation (the broken
+	// bank's wrong ledger is).
+	sr := back.Services[0]
+	if sr.Status != results.Interrupted {
+		t.Errorf("service run %s (%s), want interrupted", sr.Status, sr.Reason)
+	}
+	l1, l2 := sr.Levels[0], sr.Levels[1]
+	if l1.Status != results.Interrupted || !strings.Contains(l1.Reason, "interrupted after") {
+		t.Errorf("first level %s (%s), want interrupted", l1.Status, l1.Reason)
+	}
+	if l2.Status != results.Skipped {
+		t.Errorf("second level %s, want skipped", l2.Status)
+	}
+	for _, v := range l1.Violations {
+		if v.Check != "ledger" {
+			t.Errorf("violation %s: %s; only the broken ledger may be one", v.Check, v.Detail)
+		}
+	}
+	for _, c := range results.Cells(back) {
+		if len(c.Levels) > 0 {
+			t.Errorf("cell %s %d holds an interrupted level", c.Implementation, c.Level)
+		}
+	}
+	for _, f := range []string{"summary.json", "timeseries.csv", "latency.hlog"} {
+		if _, err := os.Stat(filepath.Join(o.dir, l1.Dir, f)); err != nil {
+			t.Errorf("the interrupted level's %s: %v", f, err)
+		}
+	}
+}
+
+// TestRunContractFailure runs the contract suite (verify: full, the
+// default) before load: the broken bank fails it, is recorded as failed
+// with its failed checks and no level measured, and the plan goes on to
+// the next implementation.
+func TestRunContractFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and a service")
+	}
+	root, cat := testRoot(t)
+	p := parseTestPlan(t, cat, `name: contract
+implementations:
+  - broken-bank
+  - service: broken-bank
+    variant: again
+workloads: [bank]
+load:
+  levels: [2]
+  duration: 2s
+  warmup: 0s
+placement: {}
+`)
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test"}
+	dir, rec, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDescendants(t)
+	if len(rec.Services) != 2 {
+		t.Fatalf("%d service runs, want both implementations tried", len(rec.Services))
+	}
+	back, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sr := range back.Services {
+		c := sr.Contract
+		if sr.Status != results.Failed || !strings.HasPrefix(sr.Reason, "contract: ") {
+			t.Errorf("%s: %s (%s), want failed by the contract", sr.Implementation, sr.Status, sr.Reason)
+		}
+		if c == nil || c.Mode != "full" || c.Failed == 0 || len(c.Failures) != c.Failed || c.Passed == 0 {
+			t.Fatalf("%s: contract record %+v, want the full suite with failures", sr.Implementation, c)
+		}
+		// The fixture has no /metrics: the suite must say so.
+		found := false
+		for _, f := range c.Failures {
+			found = found || strings.Contains(f.Check, "metrics")
+		}
+		if !found {
+			t.Errorf("%s: failures %+v name no metrics check", sr.Implementation, c.Failures)
+		}
+		if sr.Levels[0].Status != results.Skipped {
+			t.Errorf("%s: level %s, want skipped after a failed contract", sr.Implementation, sr.Levels[0].Status)
+		}
 	}
 }
 
@@ -195,6 +283,7 @@ func TestRunAutoWarmupAndTrials(t *testing.T) {
 	p := parseTestPlan(t, cat, `name: warm
 implementations: [broken-bank]
 workloads: [bank]
+verify: quick
 load:
   levels: [2]
   duration: 2s

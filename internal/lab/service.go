@@ -3,8 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
@@ -41,7 +43,14 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	fail := func(sr *results.ServiceRun, format string, args ...any) {
 		sr.Status = results.Failed
 		sr.Reason = fmt.Sprintf(format, args...)
-		x.say("%s on %s, trial %d: FAILED: %s", sr.Name(), sr.Workload, s.Trial, sr.Reason)
+		if ctx.Err() != nil {
+			// What breaks while everything is being stopped is the
+			// interrupt's doing, not the implementation's.
+			sr.Status = results.Interrupted
+			x.say("%s on %s, trial %d: INTERRUPTED: %s", sr.Name(), sr.Workload, s.Trial, sr.Reason)
+		} else {
+			x.say("%s on %s, trial %d: FAILED: %s", sr.Name(), sr.Workload, s.Trial, sr.Reason)
+		}
 		x.progress.skip(countStatus(sr.Levels, results.Skipped))
 	}
 	failAll := func(tail, format string, args ...any) []*results.ServiceRun {
@@ -157,6 +166,15 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		// A record the interrupt cut short (a level, the warm-up, or the
+		// whole workload) is not OK.
+		for _, sr := range srs {
+			if sr.Status == results.OK && countStatus(sr.Levels, results.OK) < len(sr.Levels) {
+				sr.Status, sr.Reason = results.Interrupted, "interrupted before every level was measured"
+			}
+		}
+	}
 	stop()
 	return srs
 }
@@ -171,19 +189,39 @@ func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im 
 			return "reset database: " + err.Error()
 		}
 	}
+	began := time.Now()
+	c := &results.Contract{Mode: p.VerifyOf(im)}
+	sr.Contract = c
+	if c.Mode == plan.VerifyFull {
+		if reason := x.contract(ctx, svc, w.Name, c); reason != "" {
+			return reason
+		}
+		// The suite wrote clients, transfers and users: empty them again
+		// as the plan says, so the scenario's setup and the levels start
+		// from the state they expect. With reset: never they stay, as
+		// everything a run writes does; the audits hold on them all the
+		// same and the rows are counted before and after each level.
+		if p.Database.Reset != "never" {
+			if err := x.dbs.Reset(ctx, w.Name); err != nil {
+				return "reset database after the contract check: " + err.Error()
+			}
+		}
+	}
 	sc, err := x.scenario(ctx, w, svc.URL())
 	if err != nil {
 		return "scenario: " + err.Error()
 	}
-	// A quick contract check: one iteration of the scenario, which asserts
-	// every response. The full suite is `showdown verify`.
+	// One iteration of the scenario, which asserts every response: the
+	// whole check with verify: quick.
 	res, err := x.attacker(nil).Attack(ctx, load.StatusChecked(sc), load.ClosedModel{Users: 1, Iterations: 1})
 	if err != nil {
 		return "contract check: " + err.Error()
 	}
 	if row, _ := res.Row(""); row.Errors > 0 || row.Samples == 0 {
-		return "contract check: " + reasons(row)
+		return "contract check: one iteration of the scenario: " + reasons(row)
 	}
+	c.Seconds = math.Round(time.Since(began).Seconds()*10) / 10
+	x.say("%s on %s: contract %s", sr.Name(), w.Name, describeContract(c))
 	wu, err := x.warmUp(ctx, sc, p.Load.Levels[0], first, p.WarmupOf(im))
 	sr.Warmup = wu
 	if err != nil {
@@ -208,11 +246,22 @@ func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im 
 			}
 		}
 		x.level(ctx, svc, sc, w, lr)
+		if lr.Status == results.Interrupted {
+			return ""
+		}
 		if lr.Status != results.OK {
 			return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 		}
 	}
 	return ""
+}
+
+// describeContract says how a contract check went, for the progress lines.
+func describeContract(c *results.Contract) string {
+	if c.Mode == plan.VerifyQuick {
+		return fmt.Sprintf("(quick: one iteration of the scenario) passed in %.1fs", c.Seconds)
+	}
+	return fmt.Sprintf("passed: %d checks, %d skipped, in %.1fs", c.Passed, c.Skipped, c.Seconds)
 }
 
 // describeWarmup says how a warm-up ended, for the progress lines.

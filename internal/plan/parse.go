@@ -121,6 +121,9 @@ func (p *Plan) applyDefaults() {
 	if p.ServiceRestart == "" {
 		p.ServiceRestart = "trial"
 	}
+	if p.Verify == "" {
+		p.Verify = VerifyFull
+	}
 	if p.Load.Model == "" {
 		p.Load.Model = "closed"
 	}

@@ -37,6 +37,12 @@ const (
 	DefaultFaultPause   = 5 * time.Second
 )
 
+// The contract checks a plan may ask for before load (Plan.Verify).
+const (
+	VerifyFull  = "full"
+	VerifyQuick = "quick"
+)
+
 // Plan is one experiment, as read from plans/*.yaml and resolved with
 // defaults.
 type Plan struct {
@@ -55,11 +61,16 @@ type Plan struct {
 	// ServiceRestart is when a service is started afresh: "trial" (once
 	// per trial, warmed up and measured on every workload) or "workload"
 	// (a cold start for each workload).
-	ServiceRestart string            `yaml:"service_restart" json:"service_restart"`
-	Env            map[string]string `yaml:"env" json:"env,omitempty"`
-	Database       Database          `yaml:"database" json:"database"`
-	Placement      Placement         `yaml:"placement" json:"placement"`
-	Limits         Limits            `yaml:"limits" json:"limits"`
+	ServiceRestart string `yaml:"service_restart" json:"service_restart"`
+	// Verify is the contract check of every start before its load: "full"
+	// (the default: the contract suite's checks that neither stop the
+	// database nor the service, per workload) or "quick" (one iteration of
+	// the scenario, every response asserted).
+	Verify    string            `yaml:"verify" json:"verify"`
+	Env       map[string]string `yaml:"env" json:"env,omitempty"`
+	Database  Database          `yaml:"database" json:"database"`
+	Placement Placement         `yaml:"placement" json:"placement"`
+	Limits    Limits            `yaml:"limits" json:"limits"`
 	// Replicas are the pod counts of every implementation on Kubernetes
 	// (showdown k8s); a list is a dimension of the results like the load
 	// levels. The local runner starts one process and ignores it.
@@ -143,6 +154,10 @@ type Implementation struct {
 	// here: the API showdown warmed up not at all, "Go Java, Go!" sent
 	// 1,000 requests first.
 	Warmup *Warmup `yaml:"-" json:"warmup,omitempty"`
+	// Verify overrides the plan's verify for this implementation: quick
+	// for a variant that brings back a source's mistake on purpose (a
+	// pool per request), which the contract's concurrency checks refuse.
+	Verify string `yaml:"-" json:"verify,omitempty"`
 	// line is where the implementation is written, and problems what
 	// UnmarshalYAML found wrong in it, for validate.
 	line     int
@@ -186,6 +201,14 @@ func (p *Plan) WarmupOf(im Implementation) Warmup {
 	return Warmup{Auto: l.WarmupAuto, Time: l.Warmup, Requests: l.WarmupRequests, Max: l.WarmupMax}
 }
 
+// VerifyOf is the contract check of im under p: its own, or the plan's.
+func (p *Plan) VerifyOf(im Implementation) string {
+	if im.Verify != "" {
+		return im.Verify
+	}
+	return p.Verify
+}
+
 // ID names the implementation in results: "java-spring" or
 // "java-spring+vthreads".
 func (i Implementation) ID() string {
@@ -211,19 +234,20 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 		Warmup         yaml.Node         `yaml:"warmup"`
 		WarmupRequests *int              `yaml:"warmup_requests"`
 		WarmupMax      *Duration         `yaml:"warmup_max"`
+		Verify         string            `yaml:"verify"`
 	}
 	if err := n.Decode(&v); err != nil {
 		return err
 	}
-	i.Service, i.Variant, i.Env = v.Service, v.Variant, v.Env
+	i.Service, i.Variant, i.Env, i.Verify = v.Service, v.Variant, v.Env, v.Verify
 	lines := map[string]int{}
 	for k := 0; k+1 < len(n.Content); k += 2 {
 		key := n.Content[k]
 		lines[key.Value] = key.Line
 		switch key.Value {
-		case "service", "variant", "env", "warmup", "warmup_requests", "warmup_max":
+		case "service", "variant", "env", "warmup", "warmup_requests", "warmup_max", "verify":
 		default:
-			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service, variant, env, warmup, warmup_requests and warmup_max"})
+			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service, variant, env, warmup, warmup_requests, warmup_max and verify"})
 		}
 	}
 	hasWarmup := v.Warmup.Kind != 0

@@ -60,6 +60,9 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		if im.Variant != "" && !regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`).MatchString(im.Variant) {
 			add(append(path, "variant"), "lower-case letters, digits, '-', '_', '.'", "bad variant name %q", im.Variant)
 		}
+		if im.Verify != "" && !contains([]string{VerifyFull, VerifyQuick}, im.Verify) {
+			add(append(path, "verify"), "full or quick", "unknown verify %q", im.Verify)
+		}
 	}
 	if len(p.Workloads) == 0 {
 		add([]string{"workloads"}, "any of: "+strings.Join(workloads.Names, ", "), "no workloads")
@@ -121,6 +124,9 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	if !contains([]string{"trial", "workload"}, p.ServiceRestart) {
 		add([]string{"service_restart"}, "trial (warm once, measure every workload) or workload (a cold start per workload)", "unknown service_restart %q", p.ServiceRestart)
+	}
+	if !contains([]string{VerifyFull, VerifyQuick}, p.Verify) {
+		add([]string{"verify"}, "full (the contract suite's non-destructive checks) or quick (one iteration of the scenario)", "unknown verify %q", p.Verify)
 	}
 	if l.WarmupMax < 0 || l.WarmupAuto && l.WarmupMax < Duration(stats.DefaultSteadyWindow*time.Second) {
 		add([]string{"load", "warmup_max"}, "e.g. warmup_max: 3m", "warmup_max %v is shorter than the steady-state window", time.Duration(l.WarmupMax))

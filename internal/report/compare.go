@@ -34,6 +34,8 @@ type Side struct {
 	Name  string
 	cells map[cellKey]*Cell
 	order []cellKey
+	// interrupted names the levels a signal cut short, left out.
+	interrupted []string
 }
 
 type cellKey struct {
@@ -47,7 +49,7 @@ func SideOf(name string, s *Summary) *Side {
 }
 
 func sideWhere(name string, s *Summary, keep func(*Cell) (string, bool)) *Side {
-	sd := &Side{Name: name, cells: map[cellKey]*Cell{}}
+	sd := &Side{Name: name, cells: map[cellKey]*Cell{}, interrupted: s.InterruptedLevels}
 	for _, wl := range s.Workloads {
 		for _, c := range wl.Cells {
 			if c.Trials == 0 {
@@ -218,6 +220,15 @@ func CompareSides(base, other *Side) []Delta {
 // test.
 func WriteComparison(w io.Writer, base, other *Side, deltas []Delta) {
 	fmt.Fprintf(w, "base: %s\nnew:  %s\n", base.Name, other.Name)
+	seen := map[string]bool{} // both sides of --between come from one run
+	for _, sd := range []*Side{base, other} {
+		for _, l := range sd.interrupted {
+			if !seen[l] {
+				seen[l] = true
+				fmt.Fprintf(w, "interrupted, not compared (%s): %s\n", sd.Name, l)
+			}
+		}
+	}
 	if len(deltas) == 0 {
 		fmt.Fprintln(w, "\nno implementation x workload x level was measured on both sides")
 		return

@@ -165,6 +165,10 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Failures are the service runs that failed.
 	Failures []Failure `json:"failures,omitempty"`
+	// InterruptedLevels name the levels a signal cut short ("go-stdlib
+	// bank at 50 users, trial 1: interrupted after 3.2s of 30s"): their
+	// files hold what was measured, the tables leave them out.
+	InterruptedLevels []string `json:"interrupted_levels,omitempty"`
 	// Warmups are the warm-ups of every service start and workload.
 	Warmups []WarmupRow `json:"warmups,omitempty"`
 	// Memory is the RSS of every start and workload before warm-up,
@@ -233,6 +237,9 @@ type Failure struct {
 	Trial          int    `json:"trial"`
 	Reason         string `json:"reason"`
 	LogTail        string `json:"log_tail,omitempty"`
+	// Checks are the contract checks it failed before its load, each
+	// "name: detail".
+	Checks []string `json:"failed_checks,omitempty"`
 }
 
 // Summarize computes the summary of loaded results.
@@ -298,11 +305,26 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		if sr.RSSIdleBytes > 0 || sr.NativeMemory != nil {
 			s.Memory = append(s.Memory, MemoryRow{sr.Name(), sr.Workload, sr.Trial, sr.RSSIdleBytes, sr.RSSWarmBytes, sr.RSSAfterBytes, sr.NativeMemory})
 		}
-		if sr.Status != results.OK {
-			s.Failures = append(s.Failures, Failure{sr.Name(), sr.Workload, sr.Trial, sr.Reason, sr.LogTail})
+		switch sr.Status {
+		case results.OK:
+		case results.Interrupted:
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("INTERRUPTED: %s, trial %d: %s", sr.Name(), sr.Trial, sr.Reason))
+		default:
+			f := Failure{Implementation: sr.Name(), Workload: sr.Workload, Trial: sr.Trial, Reason: sr.Reason, LogTail: sr.LogTail}
+			if sr.Contract != nil {
+				for _, c := range sr.Contract.Failures {
+					f.Checks = append(f.Checks, strings.TrimSuffix(c.Check+": "+c.Detail, ": "))
+				}
+			}
+			s.Failures = append(s.Failures, f)
 			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Name(), sr.Trial, sr.Reason))
 		}
 		for _, lr := range sr.Levels {
+			if lr.Status == results.Interrupted {
+				what := fmt.Sprintf("%s %s at %d %s, trial %d: %s", sr.Name(), sr.Workload, lr.Level, s.LevelUnit, sr.Trial, lr.Reason)
+				s.InterruptedLevels = append(s.InterruptedLevels, what)
+				wl.Warnings = append(wl.Warnings, "INTERRUPTED: "+what+"; left out of the tables (its files hold what was measured)")
+			}
 			for _, v := range lr.Violations {
 				wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
 			}

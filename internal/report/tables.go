@@ -264,6 +264,13 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		fmt.Fprintf(w, "## Failures\n\n")
 		for _, f := range s.Failures {
 			fmt.Fprintf(w, "### %s on %s, trial %d\n\n%s\n\n", f.Implementation, f.Workload, f.Trial, f.Reason)
+			if len(f.Checks) > 0 {
+				fmt.Fprintf(w, "Failed contract checks:\n\n")
+				for _, c := range f.Checks {
+					fmt.Fprintf(w, "- %s\n", strings.ReplaceAll(c, "\n", " "))
+				}
+				fmt.Fprintln(w)
+			}
 			if f.LogTail != "" {
 				fmt.Fprintf(w, "```\n%s\n```\n\n", strings.TrimRight(f.LogTail, "\n"))
 			}

@@ -32,6 +32,9 @@ const (
 	OK      Status = "ok"
 	Failed  Status = "failed"
 	Skipped Status = "skipped" // an earlier step failed
+	// Interrupted is a level (and its service run) cut short by a signal:
+	// its files hold what was measured, but it is left out of the tables.
+	Interrupted Status = "interrupted"
 )
 
 // Machine describes where a run happened.
@@ -122,7 +125,8 @@ type ServiceRun struct {
 	Trial    int    `json:"trial"`
 	// Dir is the folder of this record, relative to the results folder.
 	Dir string `json:"dir"`
-	// Status is OK or Failed; a failed run keeps what it measured.
+	// Status is OK, Failed or Interrupted; a failed or interrupted run
+	// keeps what it measured.
 	Status  Status `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	LogTail string `json:"log_tail,omitempty"`
@@ -141,6 +145,9 @@ type ServiceRun struct {
 	// NativeMemory is the JVM's native memory tracking summary after this
 	// workload's last level (Java services, when the plan asks).
 	NativeMemory *NativeMemory `json:"native_memory,omitempty"`
+	// Contract is the contract check this start passed (or failed) before
+	// the workload's load.
+	Contract *Contract `json:"contract,omitempty"`
 	// Warmup is how this workload's warm-up went on this start.
 	Warmup *Warmup     `json:"warmup,omitempty"`
 	Levels []*LevelRun `json:"levels"`
@@ -179,6 +186,30 @@ type MemoryCategory struct {
 	CommittedBytes int64  `json:"committed_bytes"`
 }
 
+// Contract is the contract check of one workload on one start, before
+// its load: the contract suite's non-destructive checks ("full") and one
+// iteration of the scenario with every response asserted, or that
+// iteration alone ("quick").
+type Contract struct {
+	// Mode is the plan's verify: "full" or "quick".
+	Mode string `json:"mode"`
+	// Passed, Failed and Skipped count the suite's checks (0 with quick).
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	// Seconds is how long the checks took, the scenario's iteration and
+	// the database reset after the suite included.
+	Seconds float64 `json:"seconds"`
+	// Failures are the failed checks, in the suite's order.
+	Failures []CheckFailure `json:"failures,omitempty"`
+}
+
+// CheckFailure is one failed contract check.
+type CheckFailure struct {
+	Check  string `json:"check"`
+	Detail string `json:"detail,omitempty"`
+}
+
 // Warmup is the record of one warm-up: how long it took to reach steady
 // state, the requests it took, and its per-second curve.
 type Warmup struct {
@@ -210,7 +241,8 @@ type LevelRun struct {
 	Level int    `json:"level"`
 	Dir   string `json:"dir"`
 	// Status is OK, Failed (the service died or the run could not
-	// measure) or Skipped (an earlier step failed).
+	// measure), Interrupted (cut short by a signal) or Skipped (an earlier
+	// step failed, or the run was stopped before it).
 	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	// Total is the aggregate row over all steps.

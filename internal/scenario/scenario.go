@@ -75,6 +75,24 @@ func (s *Scenario) BaseURL() string { return s.baseURL }
 // Steps returns the label (name) of each step, in order.
 func (s *Scenario) Steps() []string { return s.labels }
 
+// StepRequest is what a step sends, as the file wrote it.
+type StepRequest struct {
+	// Method is the HTTP method, e.g. "POST".
+	Method string
+	// URL is the step's URL before templating, e.g. "/client/{{id}}/balance".
+	URL string
+}
+
+// Requests returns the request of each step, in step order (Steps'
+// order), for whoever relates results to the requests that made them.
+func (s *Scenario) Requests() []StepRequest {
+	out := make([]StepRequest, len(s.steps))
+	for i, st := range s.steps {
+		out[i] = StepRequest{Method: st.method, URL: st.rawURL}
+	}
+	return out
+}
+
 // Pause returns the pause after step, or 0.
 func (s *Scenario) Pause(step int) time.Duration {
 	if step < 0 || step >= len(s.steps) {
@@ -94,6 +112,8 @@ type step struct {
 	url      tmpl
 	urlConst string
 	constURL bool
+	// rawURL is the URL as the file wrote it ("/client/{{id}}/balance").
+	rawURL string
 	// urlIntern holds every URL the step can produce, when they are few
 	// (see internURLs); nil otherwise.
 	urlIntern map[string]string

@@ -206,7 +206,7 @@ func (p *parser) url(st *step, n *yaml.Node, raw, field string, r resolver) {
 		p.errAt(n, field, "write a path such as /client/new/400, or an absolute http:// URL", "URL %q is neither a path nor absolute", raw)
 		return
 	}
-	st.url = t
+	st.url, st.rawURL = t, raw
 	if c, ok := t.constant(); ok {
 		st.urlConst, st.constURL = string(c), true
 	}

@@ -325,3 +325,12 @@ func (d *Databases) SetSKUIndex(ctx context.Context, on bool) error {
 	}
 	return db.SetSKUIndex(ctx, d.Servers, on)
 }
+
+// Written counts the rows workload w's requests write, by request (see
+// db.Written); nil for a workload that writes nothing.
+func (d *Databases) Written(ctx context.Context, w string) (map[string]int64, error) {
+	if workloads.Database(w) == workloads.NoDatabase {
+		return nil, nil
+	}
+	return db.Written(ctx, w, d.Servers)
+}

@@ -54,6 +54,11 @@ type Target struct {
 	// Statements counts the statements the service's login has run on the
 	// workload's database so far (the harness's own not counted).
 	Statements func(ctx context.Context, workload string) (int64, error)
+	// NonDestructive leaves out the checks that stop or freeze the
+	// database or stop the service (the outage, hung-database and shutdown
+	// checks): what `showdown run` checks before load, on the very start
+	// it then measures.
+	NonDestructive bool
 }
 
 // Status is the outcome of a check.
@@ -207,6 +212,9 @@ func plan(t Target) []stage {
 	}
 	if has["sku"] {
 		stages = append(stages, skuStages(t)...)
+	}
+	if t.NonDestructive {
+		return stages
 	}
 	stages = append(stages, outageStages(t)...)
 	stages = append(stages, shutdownStages(t)...)

@@ -323,3 +323,49 @@ func TestBadTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestNonDestructive: the checks `showdown run` makes before load are
+// the whole suite but the outage, hung-database and shutdown checks,
+// whatever hooks are given; nothing is skipped for a missing hook.
+func TestNonDestructive(t *testing.T) {
+	hooks := Target{
+		Workloads:      []string{"string", "bank", "users", "sku"},
+		DatabaseDown:   func(context.Context, string) error { return nil },
+		DatabaseUp:     func(context.Context, string) error { return nil },
+		DatabaseHang:   func(context.Context, string) error { return nil },
+		DatabaseResume: func(context.Context, string) error { return nil },
+		Terminate:      func() error { return nil },
+		Exited:         func(context.Context) (int, error) { return 0, nil },
+	}
+	names := func(t Target) []string {
+		var out []string
+		for _, st := range plan(t) {
+			for _, c := range st() {
+				out = append(out, c.name)
+			}
+		}
+		return out
+	}
+	all := names(hooks)
+	nd := hooks
+	nd.NonDestructive = true
+	some := names(nd)
+	var left []string
+	for _, n := range all {
+		if !slices.Contains(some, n) {
+			left = append(left, n)
+		}
+	}
+	if len(some)+len(left) != len(all) || len(left) == 0 {
+		t.Fatalf("%d checks in all, %d non-destructive, %d left out: the non-destructive ones must be a part of all", len(all), len(some), len(left))
+	}
+	var want []string
+	for _, st := range append(outageStages(hooks), shutdownStages(hooks)...) {
+		for _, c := range st() {
+			want = append(want, c.name)
+		}
+	}
+	if !slices.Equal(left, want) {
+		t.Errorf("left out:\n%s\nwant exactly the outage, hung-database and shutdown checks:\n%s", strings.Join(left, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -2,6 +2,12 @@
 // answer is what the contract asks, so a load test sees no error, but each
 // transfer records one unit more in the ledger than it moved. Only an
 // audit of the database finds it.
+//
+// With BROKEN_BANK=uncommitted it breaks differently: every other
+// transfer is answered 200 with a made-up id and never written, which the
+// invariants of the ledger cannot see (nothing moved, nothing recorded);
+// only counting the rows against the answers finds it. With
+// BROKEN_BANK=none it is a correct bank (for the audit's negative test).
 package main
 
 import (
@@ -12,6 +18,7 @@ import (
 	"os/signal"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +34,8 @@ func main() {
 		panic(err)
 	}
 	defer conn.Close(context.Background())
+	mode := os.Getenv("BROKEN_BANK") // "", "uncommitted" or "none"
+	var transfers atomic.Int64
 	var mu sync.Mutex
 	queryRow := func(ctx context.Context, sql string, args ...any) func(...any) error {
 		return func(dest ...any) error {
@@ -71,9 +80,17 @@ func main() {
 		}
 		t.From, t.To, t.Amount = in["from_client_id"], in["to_client_id"], in["amount"]
 		var id int64
+		if mode == "uncommitted" && transfers.Add(1)%2 == 0 {
+			reply(w, 200, map[string]int64{"id": 1 << 40, "from_client_id": t.From, "to_client_id": t.To, "amount": t.Amount})
+			return
+		}
 		// The defect: the ledger row says Amount+1.
+		recorded := t.Amount + 1
+		if mode != "" {
+			recorded = t.Amount
+		}
 		err := queryRow(r.Context(), `WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id`,
-			t.Amount, t.From, t.Amount, t.To, t.From, t.To, t.Amount+1)(&id)
+			t.Amount, t.From, t.Amount, t.To, t.From, t.To, recorded)(&id)
 		if err != nil {
 			reply(w, 500, map[string]string{"error": err.Error()})
 			return

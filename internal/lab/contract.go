@@ -1,0 +1,60 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/internal/verify"
+)
+
+// maxDetail bounds a failed check's detail in run.json.
+const maxDetail = 500
+
+// contract runs the contract suite's non-destructive checks of workload w
+// (verify.Target.NonDestructive: all but the database outage, hung
+// database and shutdown checks, which stay in `showdown verify`) on the
+// started service that is then measured, and counts them into c. It
+// returns why the service fails the contract, or "".
+//
+// The suite's statement counting (it proves SKU lookups and balances are
+// not cached) needs pg_stat_statements, which the lab's databases do not
+// load so that it costs the measured runs nothing: those checks are
+// skipped here and run in `showdown verify`.
+func (x *execution) contract(ctx context.Context, svc *stack.Service, w string, c *results.Contract) string {
+	x.progress.phase("contract", 0)
+	t := verify.Target{BaseURL: svc.URL(), Workloads: []string{w}, KnownSKUs: x.known, NonDestructive: true}
+	verify.Run(ctx, t, func(r verify.Result) {
+		switch r.Status {
+		case verify.Pass:
+			c.Passed++
+		case verify.Skip:
+			c.Skipped++
+		default:
+			c.Failed++
+			d := r.Detail
+			if len(d) > maxDetail {
+				d = d[:maxDetail] + "..."
+			}
+			c.Failures = append(c.Failures, results.CheckFailure{Check: r.Check, Detail: d})
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return "contract check: " + err.Error()
+	}
+	if c.Failed == 0 {
+		return ""
+	}
+	var names []string
+	for i, f := range c.Failures {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(c.Failures)-3))
+			break
+		}
+		names = append(names, f.Check)
+	}
+	return fmt.Sprintf("contract: %d of %d checks failed (%s); `showdown verify --service %s --workload %s` shows each request and response",
+		c.Failed, c.Passed+c.Failed+c.Skipped, strings.Join(names, "; "), svc.Manifest().Name, w)
+}
