@@ -198,7 +198,16 @@ func TestRunInterruptedTwice(t *testing.T) {
 	}
 	cmd, out, _, procs := startRun(t)
 	cmd.Process.Signal(os.Interrupt)
-	time.Sleep(100 * time.Millisecond)
+	// Two signals sent at once may merge into one (a pending signal is
+	// not queued twice): the second goes once the first was taken, while
+	// the run is still stopping the level, the service and PostgreSQL.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "interrupt again") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first interrupt was not taken:\n%s", out)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	cmd.Process.Signal(os.Interrupt)
 	if code := waitExit(t, cmd, 15*time.Second, out); code != exitInterrupted {
 		t.Errorf("exit code %d, want %d\n%s", code, exitInterrupted, out)
