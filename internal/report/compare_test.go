@@ -156,3 +156,33 @@ func TestWelchDistribution(t *testing.T) {
 		t.Errorf("constant but different: p=%v, want 0", p)
 	}
 }
+
+// TestInterruptedLevels: a level a signal cut short is left out of the
+// cells, named in the workload's warnings and in compare, never compared
+// as if it were a whole level.
+func TestInterruptedLevels(t *testing.T) {
+	base := fakeRun(one("a"), map[string][]float64{"a": {1000, 1010}})
+	other := fakeRun(one("a"), map[string][]float64{"a": {1100, 1090}})
+	cut := other.Run.Services[1]
+	cut.Status, cut.Levels[0].Status, cut.Levels[0].Reason = results.Interrupted, results.Interrupted, "interrupted after 2.5s of 30s"
+	cut.Reason = "interrupted before every level was measured"
+	s := Summarize(other)
+	if len(s.InterruptedLevels) != 1 || !strings.Contains(s.InterruptedLevels[0], "a w at 8 users, trial 2: interrupted after 2.5s") {
+		t.Errorf("interrupted levels %q", s.InterruptedLevels)
+	}
+	if c := s.Workloads[0].Cells[0]; c.Trials != 1 {
+		t.Errorf("the cell holds %d trials, want the whole one alone", c.Trials)
+	}
+	if len(s.Failures) != 0 {
+		t.Errorf("an interrupted run listed among the failures: %+v", s.Failures)
+	}
+	if w := strings.Join(s.Workloads[0].Warnings, "\n"); !strings.Contains(w, "INTERRUPTED: a w at 8 users, trial 2") {
+		t.Errorf("warnings lack the interrupted level:\n%s", w)
+	}
+	var b bytes.Buffer
+	bs, os := SideOf("base", Summarize(base)), SideOf("new", s)
+	WriteComparison(&b, bs, os, CompareSides(bs, os))
+	if !strings.Contains(b.String(), "interrupted, not compared (new): a w at 8 users, trial 2") {
+		t.Errorf("compare does not name the interrupted level:\n%s", b.String())
+	}
+}
