@@ -261,6 +261,9 @@ func describeContract(c *results.Contract) string {
 	if c.Mode == plan.VerifyQuick {
 		return fmt.Sprintf("(quick: one iteration of the scenario) passed in %.1fs", c.Seconds)
 	}
+	if c.Attempts > 1 {
+		return fmt.Sprintf("passed on the second attempt: %d checks, %d skipped, in %.1fs (the first failed %d)", c.Passed, c.Skipped, c.Seconds, len(c.FirstFailures))
+	}
 	return fmt.Sprintf("passed: %d checks, %d skipped, in %.1fs", c.Passed, c.Skipped, c.Seconds)
 }
 

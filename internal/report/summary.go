@@ -305,6 +305,13 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		if sr.RSSIdleBytes > 0 || sr.NativeMemory != nil {
 			s.Memory = append(s.Memory, MemoryRow{sr.Name(), sr.Workload, sr.Trial, sr.RSSIdleBytes, sr.RSSWarmBytes, sr.RSSAfterBytes, sr.NativeMemory})
 		}
+		if c := sr.Contract; c != nil && sr.Status == results.OK && len(c.FirstFailures) > 0 {
+			var names []string
+			for _, f := range c.FirstFailures {
+				names = append(names, f.Check)
+			}
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: the contract passed on the second attempt; the first failed %s", sr.Name(), sr.Trial, strings.Join(names, "; ")))
+		}
 		switch sr.Status {
 		case results.OK:
 		case results.Interrupted:

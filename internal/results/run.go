@@ -202,6 +202,12 @@ type Contract struct {
 	Seconds float64 `json:"seconds"`
 	// Failures are the failed checks, in the suite's order.
 	Failures []CheckFailure `json:"failures,omitempty"`
+	// Attempts is how often the suite ran: a suite that fails runs once
+	// more, and the counts above are the last attempt's.
+	Attempts int `json:"attempts,omitempty"`
+	// FirstFailures are the first attempt's failures when the suite ran
+	// twice.
+	FirstFailures []CheckFailure `json:"first_failures,omitempty"`
 }
 
 // CheckFailure is one failed contract check.
