@@ -306,7 +306,7 @@ trials: 2
 		}
 		wu := sr.Warmup
 		if wu == nil || !wu.Auto || wu.Requests == 0 {
-			t.Fatalf("record %d: warm-up %+v, want an automatic warm-up that served requests", i, wu)
+			t.Fatalf("record %d (%s: %s): warm-up %+v, want an automatic warm-up that served requests", i, sr.Status, sr.Reason, wu)
 		}
 		if wu.Seconds > 13 {
 			t.Errorf("record %d: warm-up of %.1fs went past the 12 s cap", i, wu.Seconds)
