@@ -383,8 +383,9 @@ var (
 
 // stepTable returns the per-step table of a workload: its columns and its
 // formatted rows. A plan run gets a row per implementation, level and
-// step, over the cell's trials (samples and errors summed, min and max
-// over all, the other figures the median of the trials); a one-level
+// step, over the cell's trials (the error rate of all their samples, min
+// and max over all, the other figures the median of the trials, as in the
+// main table); a one-level
 // result (an import or an attack) a row per step when it has more than
 // one.
 func stepTable(res *Results, wl *Workload) ([]string, [][]string) {
@@ -400,7 +401,7 @@ func stepTable(res *Results, wl *Workload) ([]string, [][]string) {
 			samples, errors          int64
 			min, max                 float64
 			mean, p50, p90, p95, p99 []float64
-			tput                     []float64
+			tput, count              []float64
 		}
 		var order []string
 		byLabel := map[string]*acc{}
@@ -413,6 +414,7 @@ func stepTable(res *Results, wl *Workload) ([]string, [][]string) {
 					order = append(order, l.Label)
 				}
 				a.samples += l.Samples
+				a.count = append(a.count, float64(l.Samples))
 				a.errors += l.Errors
 				a.min, a.max = min(a.min, l.Latency.Min), max(a.max, l.Latency.Max)
 				a.mean, a.p50, a.p90 = append(a.mean, l.Latency.Mean), append(a.p50, l.Latency.P50), append(a.p90, l.Latency.P90)
@@ -426,7 +428,7 @@ func stepTable(res *Results, wl *Workload) ([]string, [][]string) {
 				ep = 100 * float64(a.errors) / float64(a.samples)
 			}
 			med := func(vs []float64) float64 { return valueOf(vs).Median }
-			rows = append(rows, []string{c.Implementation, strconv.Itoa(c.Level), label, strconv.FormatInt(a.samples, 10),
+			rows = append(rows, []string{c.Implementation, strconv.Itoa(c.Level), label, fmt.Sprintf("%.0f", med(a.count)),
 				FormatMs(med(a.mean)), FormatMs(med(a.p50)), FormatMs(med(a.p90)), FormatMs(med(a.p95)), FormatMs(med(a.p99)),
 				FormatMs(a.min), FormatMs(a.max), fmt.Sprintf("%.2f", ep), FormatCount(med(a.tput))})
 		}
