@@ -227,7 +227,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			for _, id := range r.PublishedRanking {
 				pub = append(pub, fmt.Sprintf("%s %g", id, r.Figures[id]))
 				if v, ok := r.Ours[id]; ok {
-					ours = append(ours, fmt.Sprintf("%s %g", id, v))
+					ours = append(ours, fmt.Sprintf("%s %g", id, round(v)))
 				}
 			}
 			pr, or := r.Ratio()
