@@ -27,12 +27,6 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, fir
 	l := x.plan.Load
 	d := warmup.Budget(wp, first)
 	model := x.model(level, d)
-	if cm, ok := model.(load.ClosedModel); ok {
-		// A time or the steady-state rule ends a warm-up, not the
-		// level's iterations per user.
-		cm.Iterations = 0
-		model = cm
-	}
 	if wp.Requests > 0 {
 		d = time.Duration(wp.Max)
 		model = x.warmupModel(level, wp.Requests, max(len(sc.Steps()), 1), d)
