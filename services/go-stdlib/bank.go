@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The bank statements, verbatim from workloads/bank/queries.sql.
@@ -16,11 +18,25 @@ const (
 	sqlLockClients  = `SELECT id, balance FROM client WHERE id IN ($1, $2) ORDER BY id FOR UPDATE`
 	sqlTransfer     = `WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id`
 	sqlBalance      = `SELECT balance FROM client WHERE id = $1`
+	// sqlLedgerRow looks for a transfer's ledger row after an in-doubt COMMIT.
+	sqlLedgerRow = `SELECT id FROM transaction WHERE id = $1`
 )
 
 // bank serves transfers between clients on PostgreSQL.
 type bank struct {
 	db *postgres // nil when DATABASE_URL is unset
+	// resolved counts in-doubt COMMITs by outcome (committed, not_committed, unknown).
+	resolved *prometheus.CounterVec
+}
+
+// newBank returns the bank on db and registers its counter with reg.
+func newBank(db *postgres, reg prometheus.Registerer) bank {
+	resolved := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bank_commit_resolved_total",
+		Help: "Transfers whose COMMIT failed, by the outcome the service then found.",
+	}, []string{"outcome"})
+	reg.MustRegister(resolved)
+	return bank{db: db, resolved: resolved}
 }
 
 func (b bank) register(mux *http.ServeMux) {
@@ -124,7 +140,12 @@ func (b bank) transfer(w http.ResponseWriter, r *http.Request) (err error) {
 	}
 	defer done(&err)
 	if t.ID, err = move(ctx, conn, t.FromClientID, t.ToClientID, t.Amount); err != nil {
-		return err
+		var doubt *inDoubtError
+		if !errors.As(err, &doubt) {
+			return err
+		}
+		conn.Release() // closed by move: the pool destroys it and may open another
+		return b.resolve(w, t, doubt)
 	}
 	writeJSON(w, http.StatusOK, t)
 	return nil
@@ -151,9 +172,9 @@ func move(ctx context.Context, conn *pgxpool.Conn, from, to, amount int64) (id i
 	batch.Queue(sqlBegin)
 	batch.Queue(sqlLockClients, from, to)
 	br := conn.SendBatch(ctx, &batch)
-	committed := false
+	ended := false // committed, or in doubt: no ROLLBACK
 	defer func() {
-		if !committed && conn.Conn().PgConn().TxStatus() != 'I' {
+		if !ended && conn.Conn().PgConn().TxStatus() != 'I' {
 			_, _ = conn.Exec(ctx, "ROLLBACK")
 		}
 	}()
@@ -175,12 +196,19 @@ func move(ctx context.Context, conn *pgxpool.Conn, from, to, amount int64) (id i
 	}
 	tag, err := conn.Exec(ctx, "COMMIT")
 	if err != nil {
-		return 0, err
+		// The COMMIT may or may not have been carried out. Never lend this
+		// connection again: close it (a Terminate behind the COMMIT, which
+		// a stopped server still reads in order) and let the caller resolve.
+		ended = true
+		cctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		_ = conn.Conn().Close(cctx)
+		cancel()
+		return 0, &inDoubtError{id: id, err: err}
 	}
 	if tag.String() != "COMMIT" { // PostgreSQL answers ROLLBACK to COMMIT in a failed transaction
 		return 0, fmt.Errorf("transfer not committed: the server answered %q", tag.String())
 	}
-	committed = true
+	ended = true
 	return id, nil
 }
 
@@ -206,4 +234,116 @@ func lockClients(br pgx.BatchResults, from int64) (found int, payerBalance int64
 		}
 	}
 	return found, payerBalance, rows.Err()
+}
+
+// inDoubtError is a COMMIT that failed without an answer from the server
+// (a broken connection, a timeout, a shutdown): the transfer with ledger
+// row id may or may not have been committed.
+type inDoubtError struct {
+	id  int64
+	err error
+}
+
+func (e *inDoubtError) Error() string {
+	return fmt.Sprintf("COMMIT of ledger row %d in doubt: %v", e.id, e.err)
+}
+
+func (e *inDoubtError) Unwrap() error { return e.err }
+
+// Bounds of the resolution of an in-doubt COMMIT.
+const (
+	// DefaultResolveTimeout is how long after the failed COMMIT the
+	// service keeps trying to learn its outcome before it gives up and
+	// closes the client's connection without an answer.
+	DefaultResolveTimeout = 30 * time.Second
+	// DefaultResolvePause is the pause between two failed attempts.
+	DefaultResolvePause = 150 * time.Millisecond
+)
+
+// errUnavailable is the answer to a transfer that did not commit.
+var errUnavailable = &apiError{http.StatusServiceUnavailable, "database unavailable"}
+
+// resolve answers a transfer whose COMMIT failed with the truth: 200 when
+// its ledger row exists, 503 when it does not, and no answer at all (the
+// connection is closed) when the database cannot tell within
+// DefaultResolveTimeout.
+func (b bank) resolve(w http.ResponseWriter, t transferBody, doubt *inDoubtError) error {
+	start := time.Now()
+	committed, attempts, err := b.db.ledgerRowExists(t.FromClientID, t.ToClientID, doubt.id, DefaultResolveTimeout, DefaultResolvePause)
+	outcome := "not_committed"
+	switch {
+	case err != nil:
+		outcome = "unknown"
+	case committed:
+		outcome = "committed"
+	}
+	b.resolved.WithLabelValues(outcome).Inc()
+	attrs := []any{"outcome", outcome, "ledger_id", doubt.id, "from_client_id", t.FromClientID, "to_client_id", t.ToClientID,
+		"attempts", attempts, "resolve_ms", time.Since(start).Milliseconds(), "commit_error", doubt.err.Error()}
+	if err != nil {
+		errorLog.Warn("in-doubt COMMIT unresolved: closing the client's connection without an answer", append(attrs, "error", err.Error())...)
+		panic(http.ErrAbortHandler) // net/http closes the connection and writes nothing
+	}
+	errorLog.Info("in-doubt COMMIT resolved", attrs...)
+	if !committed {
+		return errUnavailable
+	}
+	writeJSON(w, http.StatusOK, transferBody{ID: doubt.id, FromClientID: t.FromClientID, ToClientID: t.ToClientID, Amount: t.Amount})
+	return nil
+}
+
+// ledgerRowExists tells whether ledger row id exists, trying on fresh
+// pooled connections until one attempt succeeds or timeout has passed,
+// pausing between failed attempts. Each attempt locks the transfer's two
+// clients first (lock_clients), so it waits until the original
+// transaction, should its backend still be alive, has ended.
+func (p *postgres) ledgerRowExists(from, to, id int64, timeout, pause time.Duration) (exists bool, attempts int, err error) {
+	deadline := time.Now().Add(timeout)
+	maxAttempts := int(timeout/pause) + 1
+	for attempts = 1; ; attempts++ {
+		exists, err = p.ledgerRowOnce(deadline, from, to, id)
+		if err == nil || attempts >= maxAttempts || time.Until(deadline) < pause {
+			return exists, attempts, err
+		}
+		time.Sleep(pause)
+	}
+}
+
+// ledgerRowOnce is one attempt of ledgerRowExists: a READ COMMITTED
+// transaction on a pooled connection (the pool closes a broken one) that
+// runs lock_clients and ledger_row, then rolls back.
+func (p *postgres) ledgerRowOnce(deadline time.Time, from, to, id int64) (exists bool, err error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	actx, acancel := context.WithTimeout(ctx, p.limits.acquire)
+	conn, err := p.pool.Acquire(actx)
+	acancel()
+	if err != nil {
+		return false, err
+	}
+	defer conn.Release()
+	qctx, qcancel := context.WithTimeout(ctx, p.limits.query)
+	defer qcancel()
+	tx, err := conn.BeginTx(qctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = tx.Rollback(qctx) }()
+	rows, err := tx.Query(qctx, sqlLockClients, from, to)
+	if err != nil {
+		return false, err
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	var got int64
+	err = tx.QueryRow(qctx, sqlLedgerRow, id).Scan(&got)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil // the deferred ROLLBACK ends the transaction; its failure changes nothing read
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
 }

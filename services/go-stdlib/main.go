@@ -186,7 +186,7 @@ func run(getenv func(string) string) error {
 func newHandler(pg *postgres, my *mysqlDB, reg *prometheus.Registry, requestLog *slog.Logger, draining *atomic.Bool) http.Handler {
 	mux := http.NewServeMux()
 	registerString(mux)
-	bank{pg}.register(mux)
+	newBank(pg, reg).register(mux)
 	users{pg}.register(mux)
 	newSKU(my).register(mux)
 	mux.Handle("GET /health", health(pg, my))
