@@ -1,5 +1,6 @@
 package dev.showdown.helidon;
 
+import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.sql.Connection;
@@ -20,10 +21,12 @@ public final class BankService {
     static final long MAX_AMOUNT = 1_000_000_000_000L;
 
     private final Database db;
+    private final InDoubt inDoubt;
 
-    /** BankService runs its statements on the PostgreSQL pool. */
-    public BankService(Database db) {
+    /** BankService runs its statements on the PostgreSQL pool and counts in-doubt commits in metrics. */
+    public BankService(Database db, RequestMetrics metrics) {
         this.db = db;
+        this.inDoubt = new InDoubt(db, metrics);
     }
 
     /** register adds the bank's three routes to routes. */
@@ -60,17 +63,31 @@ public final class BankService {
             throw ApiException.badRequest("from_client_id and to_client_id must differ");
         }
         long id;
+        SQLException commitFailed = null;
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
             try {
                 id = transfer(c, from, to, amount);
-                c.commit();
             } catch (SQLException | RuntimeException e) {
                 rollback(c, e);
                 throw e;
-            } // closing hands the connection back; Hikari restores auto-commit
-        } catch (SQLException e) {
+            }
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                db.discard(c); // its state is unknown: never lend it again
+                commitFailed = e;
+            }
+        } catch (SQLException e) { // closing hands the connection back; Hikari restores auto-commit
             throw db.failure(e);
+        }
+        if (commitFailed != null) {
+            // The COMMIT was sent: the server may have carried it out. Answer what happened, not the error.
+            switch (inDoubt.resolve(id, from, to, commitFailed)) {
+                case COMMITTED -> { }
+                case NOT_COMMITTED -> throw db.failure(commitFailed);
+                case UNKNOWN -> throw new CloseConnectionException("transfer " + id + ": outcome of its COMMIT unknown");
+            }
         }
         Routes.send(res, 200, Json.object().put("id", id).put("from_client_id", from)
                 .put("to_client_id", to).put("amount", amount).bytes());

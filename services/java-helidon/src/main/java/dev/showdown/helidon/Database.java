@@ -59,6 +59,16 @@ public final class Database implements AutoCloseable {
     }
 
     /**
+     * discard takes c out of the pool for good: it is closed now and never lent again. For a
+     * connection whose COMMIT failed, whose state nobody knows.
+     */
+    public void discard(Connection c) {
+        if (pool != null) {
+            pool.evictConnection(c);
+        }
+    }
+
+    /**
      * failure turns a JDBC error into the contract's answer: 503 when the database is unreachable,
      * refusing connections or going away (a pool timeout included), 500 for anything else, which is a
      * bug in this service and is logged.

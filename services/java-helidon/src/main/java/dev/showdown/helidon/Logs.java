@@ -40,7 +40,12 @@ public final class Logs {
 
     /** info logs message at INFO with key-value pairs kv (key, value, key, value, ...). */
     public static void info(Logger logger, String message, Object... kv) {
-        LogRecord r = new LogRecord(Level.INFO, message);
+        log(logger, Level.INFO, message, kv);
+    }
+
+    /** log logs message at level with key-value pairs kv (key, value, key, value, ...). */
+    public static void log(Logger logger, Level level, String message, Object... kv) {
+        LogRecord r = new LogRecord(level, message);
         r.setLoggerName(logger.getName());
         r.setParameters(kv);
         logger.log(r);

@@ -40,7 +40,7 @@ public final class Main {
         Routes routes = new Routes(metrics, logRequests);
         ops.register(routes);
         new StringService().register(routes);
-        new BankService(postgres).register(routes);
+        new BankService(postgres, metrics).register(routes);
         new UsersService(postgres).register(routes);
         new SkuService(mysql).register(routes);
 

@@ -30,6 +30,7 @@ public final class RequestMetrics {
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
     private final Counter requests;
     private final Histogram duration;
+    private final Counter commitsResolved;
 
     /** RequestMetrics registers the request meters and the JVM's own. */
     public RequestMetrics() {
@@ -47,7 +48,18 @@ public final class RequestMetrics {
                 .classicUpperBounds(BUCKETS)
                 .withoutExemplars()
                 .register(registry);
+        commitsResolved = Counter.builder()
+                .name("bank_commit_resolved_total")
+                .help("Transfers whose COMMIT failed, by what the resolution found: committed, not committed, unknown")
+                .labelNames("outcome")
+                .withoutExemplars()
+                .register(registry);
         JvmMetrics.builder().register(registry);
+    }
+
+    /** commitResolved counts one in-doubt COMMIT resolved with outcome. */
+    public void commitResolved(String outcome) {
+        commitsResolved.labelValues(outcome).inc();
     }
 
     /** route returns the meters of one route label. */
@@ -74,7 +86,7 @@ public final class RequestMetrics {
 
         /** record counts one request answered with status after nanos. */
         public void record(int status, long nanos) {
-            int i = status >= 100 && status < 600 ? status : 599;
+            int i = status >= 0 && status < 600 ? status : 599; // 0: closed without an answer
             CounterDataPoint c = byStatus.get(i);
             if (c == null) {
                 c = requests.labelValues(label, Integer.toString(status));

@@ -4,6 +4,7 @@ import io.helidon.http.Header;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
+import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
@@ -113,6 +114,7 @@ public final class Routes {
     private void serve0(RequestMetrics.Route route, Endpoint endpoint, ServerRequest req, ServerResponse res) {
         long start = System.nanoTime();
         RequestMetrics.Route r = route;
+        boolean closed = false;
         if (Main.draining) {
             res.header(HeaderValues.CONNECTION_CLOSE); // shutting down: clients move off this connection
         }
@@ -131,6 +133,10 @@ public final class Routes {
                 throw new ApiException(413, "request body over 1 MiB");
             }
             endpoint.handle(req, res);
+        } catch (CloseConnectionException e) {
+            // Helidon closes the connection without an answer (an in-doubt COMMIT left unresolved).
+            closed = true;
+            throw e;
         } catch (ApiException e) {
             send(res, e.status(), Json.error(e.getMessage()));
         } catch (Exception e) {
@@ -138,7 +144,7 @@ public final class Routes {
             send(res, 500, Json.error("internal error"));
         } finally {
             long nanos = System.nanoTime() - start;
-            int status = res.status().code();
+            int status = closed ? 0 : res.status().code(); // 0: no answer
             r.record(status, nanos);
             if (logRequests) {
                 Logs.info(Logs.REQUEST, "request",

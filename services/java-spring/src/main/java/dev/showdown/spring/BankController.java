@@ -42,11 +42,13 @@ public class BankController {
 
     private final Database db;
     private final JsonBody json;
+    private final InDoubt inDoubt;
 
-    /** BankController runs its statements on the PostgreSQL pool. */
-    public BankController(@Qualifier("postgres") Database db, JsonBody json) {
+    /** BankController runs its statements on the PostgreSQL pool and counts in-doubt commits in metrics. */
+    public BankController(@Qualifier("postgres") Database db, JsonBody json, RequestMetrics metrics) {
         this.db = db;
         this.json = json;
+        this.inDoubt = new InDoubt(db, metrics);
     }
 
     /** create creates a client with an initial deposit, client and ledger row in one statement. */
@@ -77,20 +79,34 @@ public class BankController {
         if (from == to) {
             throw ApiException.badRequest("from_client_id and to_client_id must differ");
         }
+        Transfer t;
+        SQLException commitFailed = null;
         try (Connection c = db.connection()) {
             c.setAutoCommit(false);
             try {
-                Transfer t = transfer(c, from, to, amount);
-                c.commit();
-                return t;
+                t = transfer(c, from, to, amount);
             } catch (SQLException | RuntimeException e) {
                 rollback(c, e);
                 throw e;
-            } // closing hands the connection back; Hikari restores auto-commit
-
-        } catch (SQLException e) {
+            }
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                db.discard(c); // its state is unknown: never lend it again
+                commitFailed = e;
+            }
+        } catch (SQLException e) { // closing hands the connection back; Hikari restores auto-commit
             throw db.failure(e);
         }
+        if (commitFailed != null) {
+            // The COMMIT was sent: the server may have carried it out. Answer what happened, not the error.
+            switch (inDoubt.resolve(t.id(), from, to, commitFailed)) {
+                case COMMITTED -> { }
+                case NOT_COMMITTED -> throw db.failure(commitFailed);
+                case UNKNOWN -> throw new InDoubt.Unresolved("transfer " + t.id() + ": outcome of its COMMIT unknown");
+            }
+        }
+        return t;
     }
 
     private static Transfer transfer(Connection c, long from, long to, long amount) throws SQLException {

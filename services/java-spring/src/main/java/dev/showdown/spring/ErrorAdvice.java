@@ -39,6 +39,15 @@ public class ErrorAdvice {
         return ResponseEntity.status(e.status()).body(new ErrorBody(e.getMessage()));
     }
 
+    /**
+     * unresolved answers nothing: a transfer whose COMMIT's outcome stayed unknown is left unanswered,
+     * and TomcatConfig's valve closes the connection (the truth is "unknown", not an error).
+     */
+    @ExceptionHandler(InDoubt.Unresolved.class)
+    public void unresolved(HttpServletRequest request) {
+        request.setAttribute(TomcatConfig.CLOSE_UNANSWERED, Boolean.TRUE);
+    }
+
     /** methodNotAllowed answers 405 with Allow, labelled with the route the path matched. */
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     public ResponseEntity<ErrorBody> methodNotAllowed(HttpRequestMethodNotSupportedException e,

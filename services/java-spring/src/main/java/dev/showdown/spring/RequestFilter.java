@@ -78,7 +78,7 @@ public class RequestFilter extends OncePerRequestFilter {
             long nanos = System.nanoTime() - start;
             Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
             String route = pattern == null ? UNMATCHED : pattern.toString();
-            int status = response.getStatus();
+            int status = request.getAttribute(TomcatConfig.CLOSE_UNANSWERED) != null ? 0 : response.getStatus(); // 0: no answer
             metrics.record(route, status, nanos);
             if (logRequests) {
                 log.atInfo()

@@ -57,6 +57,15 @@ public class RequestMetrics implements DisposableBean {
         return registry;
     }
 
+    /** commitResolved counts one in-doubt COMMIT resolved with outcome: bank_commit_resolved_total{outcome}. */
+    public void commitResolved(String outcome) {
+        Counter.builder("bank.commit.resolved")
+                .description("Transfers whose COMMIT failed, by what the resolution found: committed, not committed, unknown")
+                .tag("outcome", outcome)
+                .register(registry)
+                .increment();
+    }
+
     /** record counts one request of route answered with status after nanos. */
     public void record(String route, int status, long nanos) {
         counters.computeIfAbsent(route + ' ' + status, k -> Counter.builder("http.requests")

@@ -2,11 +2,13 @@ package dev.showdown.spring;
 
 import java.io.IOException;
 import java.io.Writer;
+import jakarta.servlet.ServletException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.apache.catalina.valves.ValveBase;
 import org.apache.coyote.ActionCode;
 import org.springframework.boot.tomcat.TomcatContextCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -21,6 +23,42 @@ import org.springframework.http.HttpStatus;
  */
 @Configuration(proxyBeanMethods = false)
 public class TomcatConfig {
+
+    /**
+     * CLOSE_UNANSWERED is the request attribute that asks CloseUnansweredValve to close the connection
+     * without writing the answer.
+     */
+    public static final String CLOSE_UNANSWERED = "dev.showdown.spring.closeUnanswered";
+
+    /** closeUnanswered installs CloseUnansweredValve first in the context's pipeline. */
+    @Bean
+    public TomcatContextCustomizer closeUnanswered() {
+        return context -> context.getPipeline().addValve(new CloseUnansweredValve());
+    }
+
+    /**
+     * CloseUnansweredValve closes the connection, writing nothing, after a request that set
+     * CLOSE_UNANSWERED. The servlet API cannot abort a response; Tomcat's own way is the CLOSE_NOW
+     * action (what it does when an answer fails half-way), which also stops any later write, and a
+     * response marked committed that nothing flushes. The check costs one attribute lookup per request.
+     */
+    public static class CloseUnansweredValve extends ValveBase {
+
+        /** CloseUnansweredValve supports async requests (it acts only after the chain returns). */
+        public CloseUnansweredValve() {
+            super(true);
+        }
+
+        @Override
+        public void invoke(Request request, Response response) throws IOException, ServletException {
+            getNext().invoke(request, response);
+            if (request.getAttribute(CLOSE_UNANSWERED) != null) {
+                response.getCoyoteResponse().action(ActionCode.CLOSE_NOW, null);
+                response.setSuspended(true);
+                response.getCoyoteResponse().setCommitted(true);
+            }
+        }
+    }
 
     /** jsonErrorReports installs JsonErrorReportValve as the host's error report valve. */
     @Bean
