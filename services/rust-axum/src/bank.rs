@@ -3,11 +3,16 @@
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
+use std::time::Duration;
+
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use deadpool_postgres::Object;
+use tokio::time::Instant;
 use serde::{Deserialize, Serialize};
 
-use crate::http::{int, json, parse_object, path_int, read_body, within, ApiError, ApiResult, JsonInt, MAX_AMOUNT, MAX_ID};
+use crate::db::{bounded, DbError, Postgres};
+use crate::http::{int, json, AbortConnection, parse_object, path_int, read_body, within, ApiError, ApiResult, JsonInt, MAX_AMOUNT, MAX_ID};
 use crate::App;
 
 // The bank statements, verbatim from workloads/bank/queries.sql.
@@ -15,6 +20,15 @@ const SQL_CREATE_CLIENT: &str = "WITH c AS (INSERT INTO client (balance) VALUES 
 const SQL_LOCK_CLIENTS: &str = "SELECT id, balance FROM client WHERE id IN ($1, $2) ORDER BY id FOR UPDATE";
 const SQL_TRANSFER: &str = "WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id";
 const SQL_BALANCE: &str = "SELECT balance FROM client WHERE id = $1";
+/// SQL_LEDGER_ROW looks for a transfer's ledger row after an in-doubt COMMIT.
+const SQL_LEDGER_ROW: &str = "SELECT id FROM transaction WHERE id = $1";
+
+/// RESOLVE_TIMEOUT is how long after a failed COMMIT the service keeps
+/// trying to learn its outcome before it closes the client's connection
+/// without an answer.
+pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(30);
+/// RESOLVE_PAUSE is the pause between two failed attempts to learn it.
+pub const RESOLVE_PAUSE: Duration = Duration::from_millis(150);
 
 /// SQL_BEGIN opens the transfer's transaction; READ COMMITTED is
 /// PostgreSQL's default, but saying it guards against a changed
@@ -91,8 +105,112 @@ pub async fn transfer(State(app): State<App>, headers: HeaderMap, body: Body) ->
     }
     let pg = app.pg.as_ref().ok_or_else(ApiError::not_configured)?;
     let c = pg.acquire().await?;
-    let id = within(pg.limits.query, move_money(c, from, to, amount)).await?;
-    Ok(json(StatusCode::OK, &TransferBody { id, from_client_id: from, to_client_id: to, amount }))
+    let t = TransferBody { id: 0, from_client_id: from, to_client_id: to, amount };
+    match move_money(c, from, to, amount, Instant::now() + pg.limits.query).await {
+        Ok(id) => Ok(json(StatusCode::OK, &TransferBody { id, ..t })),
+        Err(Failure::Refused(e)) => Err(e),
+        Err(Failure::InDoubt { id, error }) => resolve(&app, pg, TransferBody { id, ..t }, error).await,
+    }
+}
+
+/// Failure is how a transfer that did not answer 200 ended.
+enum Failure {
+    /// Refused: the COMMIT was never sent (or the server refused it), so
+    /// nothing was committed; the error is the answer.
+    Refused(ApiError),
+    /// InDoubt: the COMMIT of ledger row id failed without the server's
+    /// answer (a broken connection, a timeout, a shutdown): it may or may
+    /// not have been carried out. The connection is already closed.
+    InDoubt { id: i64, error: ApiError },
+}
+
+impl<E: Into<ApiError>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure::Refused(e.into())
+    }
+}
+
+/// resolve answers a transfer whose COMMIT failed with the truth: 200 when
+/// its ledger row exists, 503 when it does not, and no answer at all (the
+/// connection is closed) when the database cannot tell within
+/// RESOLVE_TIMEOUT. One log line says which.
+async fn resolve(app: &App, pg: &Postgres, t: TransferBody, error: ApiError) -> ApiResult {
+    let start = std::time::Instant::now();
+    let (found, attempts) = ledger_row_exists(pg, t.from_client_id, t.to_client_id, t.id).await;
+    let outcome = match &found {
+        Ok(true) => "committed",
+        Ok(false) => "not_committed",
+        Err(_) => "unknown",
+    };
+    app.commit_resolved.with_label_values(&[outcome]).inc();
+    let commit_error = match &error {
+        ApiError::Db(e) => e.to_string(),
+        ApiError::Status(_, m) => m.to_string(),
+    };
+    let resolve_ms = start.elapsed().as_millis() as u64;
+    match found {
+        Ok(committed) => {
+            tracing::info!(outcome, ledger_id = t.id, from_client_id = t.from_client_id, to_client_id = t.to_client_id,
+                attempts, resolve_ms, commit_error = commit_error.as_str(), "in-doubt COMMIT resolved");
+            if committed {
+                Ok(json(StatusCode::OK, &t))
+            } else {
+                Err(ApiError::Status(StatusCode::SERVICE_UNAVAILABLE, "database unavailable".into()))
+            }
+        }
+        Err(e) => {
+            tracing::warn!(outcome, ledger_id = t.id, from_client_id = t.from_client_id, to_client_id = t.to_client_id,
+                attempts, resolve_ms, commit_error = commit_error.as_str(), error = %e,
+                "in-doubt COMMIT unresolved: closing the client's connection without an answer");
+            let mut resp = Response::new(Body::empty());
+            resp.extensions_mut().insert(AbortConnection);
+            Ok(resp)
+        }
+    }
+}
+
+/// ledger_row_exists tells whether ledger row id exists, trying on fresh
+/// pooled connections until one attempt succeeds or RESOLVE_TIMEOUT has
+/// passed, pausing RESOLVE_PAUSE between failed attempts; it returns the
+/// number of attempts too.
+async fn ledger_row_exists(pg: &Postgres, from: i64, to: i64, id: i64) -> (Result<bool, DbError>, u32) {
+    let deadline = Instant::now() + RESOLVE_TIMEOUT;
+    let max_attempts = (RESOLVE_TIMEOUT.as_millis() / RESOLVE_PAUSE.as_millis()) as u32 + 1;
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let r = match tokio::time::timeout_at(deadline, ledger_row_once(pg, from, to, id)).await {
+            Ok(r) => r,
+            Err(_) => Err(DbError::Timeout("the in-doubt COMMIT was not resolved in time")),
+        };
+        if r.is_ok() || attempts >= max_attempts || Instant::now() + RESOLVE_PAUSE >= deadline {
+            return (r, attempts);
+        }
+        tokio::time::sleep(RESOLVE_PAUSE).await;
+    }
+}
+
+/// ledger_row_once is one attempt of ledger_row_exists: a READ COMMITTED
+/// transaction on a pooled connection that runs lock_clients (it waits
+/// until the original transaction, should its backend still be alive, has
+/// ended) and ledger_row, then rolls back. A connection left inside the
+/// transaction by an error is closed, never lent again.
+async fn ledger_row_once(pg: &Postgres, from: i64, to: i64, id: i64) -> Result<bool, DbError> {
+    let conn = pg.acquire().await?;
+    bounded(pg.limits.query, "the database did not answer in time (DB_QUERY_TIMEOUT)", async move {
+        let lock = conn.prepare_cached(SQL_LOCK_CLIENTS).await?;
+        let ledger = conn.prepare_cached(SQL_LEDGER_ROW).await?;
+        let mut tx = Tx { conn: Some(conn), open: true };
+        let c = tx.conn.as_ref().expect("set above");
+        c.batch_execute(SQL_BEGIN).await?;
+        c.query(&lock, &[&from, &to]).await?;
+        let found = c.query_opt(&ledger, &[&id]).await?.is_some();
+        if c.batch_execute("ROLLBACK").await.is_ok() {
+            tx.open = false;
+        }
+        Ok::<_, DbError>(found)
+    })
+    .await
 }
 
 /// Tx is a connection inside a transaction that must end before the
@@ -123,12 +241,47 @@ impl Drop for Tx {
 /// BEGIN and lock_clients go out together (tokio-postgres pipelines
 /// requests polled together on one connection), as pgjdbc sends its
 /// implicit BEGIN with the first statement: three round trips (BEGIN+lock,
-/// transfer, COMMIT), the same statements in the contract's order.
-async fn move_money(conn: Object, from: i64, to: i64, amount: i64) -> Result<i64, ApiError> {
+/// transfer, COMMIT), the same statements in the contract's order. All of
+/// it runs before deadline (DB_QUERY_TIMEOUT from the start); a COMMIT that
+/// fails or runs out of time is in doubt.
+async fn move_money(conn: Object, from: i64, to: i64, amount: i64, deadline: Instant) -> Result<i64, Failure> {
+    let id = within_until(deadline, before_commit(&conn, from, to, amount)).await;
+    let mut tx = Tx { conn: Some(conn), open: true };
+    let id = match id {
+        Ok(Ok(id)) => id,
+        Ok(Err(refusal)) => {
+            tx.open = false; // rolled back
+            return Err(Failure::Refused(refusal));
+        }
+        Err(e) => return Err(e), // the Tx drop closes the connection if the transaction is still open
+    };
+    let c = tx.conn.as_ref().expect("set above");
+    match tokio::time::timeout_at(deadline, c.batch_execute("COMMIT")).await {
+        Ok(Ok(())) => {
+            tx.open = false;
+            Ok(id)
+        }
+        // tx is dropped open: the connection is closed, never lent again.
+        Ok(Err(e)) => Err(Failure::InDoubt { id, error: e.into() }),
+        Err(_) => Err(Failure::InDoubt { id, error: DbError::Timeout("COMMIT did not answer in time (DB_QUERY_TIMEOUT)").into() }),
+    }
+}
+
+/// within_until runs fut before deadline, or fails as a DB_QUERY_TIMEOUT.
+async fn within_until<T>(deadline: Instant, fut: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
+    match tokio::time::timeout_at(deadline, fut).await {
+        Ok(r) => r,
+        Err(_) => Err(Failure::Refused(ApiError::Db(DbError::Timeout("the database did not answer in time (DB_QUERY_TIMEOUT)")))),
+    }
+}
+
+/// before_commit runs BEGIN, lock_clients and transfer on conn and returns
+/// the ledger id, or the refusal (404, 409) once rolled back. On an error
+/// the transaction may still be open: the caller closes the connection.
+async fn before_commit(conn: &Object, from: i64, to: i64, amount: i64) -> Result<Result<i64, ApiError>, Failure> {
     let lock = conn.prepare_cached(SQL_LOCK_CLIENTS).await?;
     let transfer = conn.prepare_cached(SQL_TRANSFER).await?;
-    let mut tx = Tx { conn: Some(conn), open: true };
-    let c = tx.conn.as_ref().expect("set above");
+    let c = conn;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&from, &to];
     let (begun, rows) = tokio::join!(c.batch_execute(SQL_BEGIN), c.query(&lock, &params));
     begun?;
@@ -146,12 +299,8 @@ async fn move_money(conn: Object, from: i64, to: i64, amount: i64) -> Result<i64
     };
     if let Some(e) = refusal {
         c.batch_execute("ROLLBACK").await?;
-        tx.open = false;
-        return Err(e);
+        return Ok(Err(e));
     }
     let row = c.query_one(&transfer, &[&amount, &from, &amount, &to, &from, &to, &amount]).await?;
-    let id: i64 = row.try_get(0)?;
-    c.batch_execute("COMMIT").await?;
-    tx.open = false;
-    Ok(id)
+    Ok(Ok(row.try_get(0)?))
 }

@@ -82,6 +82,20 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// AbortConnection marks a response that must not be sent: the front
+/// returns it as the service's error, and hyper then closes the client's
+/// connection without writing an answer (the truth is "unknown").
+#[derive(Clone, Copy, Debug)]
+pub struct AbortConnection;
+
+impl fmt::Display for AbortConnection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("connection closed without an answer")
+    }
+}
+
+impl std::error::Error for AbortConnection {}
+
 /// ApiResult is what every handler returns.
 pub type ApiResult = Result<Response, ApiError>;
 

@@ -57,6 +57,8 @@ pub struct AppState {
     pub pg: Option<Postgres>,
     /// my is the MariaDB/MySQL pool of sku.
     pub my: Option<Mysql>,
+    /// commit_resolved counts the bank's in-doubt COMMITs by outcome.
+    pub commit_resolved: prometheus::IntCounterVec,
 }
 
 /// App is the handlers' state; cloning it is one reference count.
@@ -304,8 +306,8 @@ async fn shutdown_signal() {
 async fn run(cfg: Config) -> Result<(), String> {
     let pg = Postgres::open(&cfg.database_url, cfg.pool_size, cfg.limits)?;
     let my = Mysql::open(&cfg.mysql_url, cfg.pool_size, cfg.limits)?;
-    let app: App = Arc::new(AppState { pg: pg.clone(), my: my.clone() });
     let metrics = Arc::new(Metrics::new(&ROUTES));
+    let app: App = Arc::new(AppState { pg: pg.clone(), my: my.clone(), commit_resolved: metrics.commit_resolved.clone() });
     let draining = Arc::new(AtomicBool::new(false));
     let front = Front { router: router(app, metrics.clone()), metrics, log_requests: cfg.log_requests, draining: draining.clone() };
 

@@ -1,7 +1,6 @@
 //! Metrics, request logs, and the front of every request: the path check,
 //! the router, panics turned into 500s, and "Connection: close" while draining.
 
-use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -15,7 +14,7 @@ use futures_util::FutureExt;
 use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry};
 use tower::ServiceExt;
 
-use crate::http::error_response;
+use crate::http::{error_response, AbortConnection};
 
 /// RouteLabel is the route a response came from (its index in Metrics);
 /// the router's route layer puts it in the response's extensions. A
@@ -37,6 +36,9 @@ pub struct Metrics {
     routes: Vec<RouteMetrics>,
     /// registry is what GET /metrics exposes.
     pub registry: Registry,
+    /// commit_resolved counts the bank's in-doubt COMMITs by the outcome
+    /// the service then found (committed, not_committed, unknown).
+    pub commit_resolved: IntCounterVec,
 }
 
 /// RouteMetrics are one route's series.
@@ -70,6 +72,12 @@ impl Metrics {
         .expect("valid metric");
         registry.register(Box::new(requests.clone())).expect("registered once");
         registry.register(Box::new(duration.clone())).expect("registered once");
+        let commit_resolved = IntCounterVec::new(
+            Opts::new("bank_commit_resolved_total", "Transfers whose COMMIT failed, by the outcome the service then found."),
+            &["outcome"],
+        )
+        .expect("valid metric");
+        registry.register(Box::new(commit_resolved.clone())).expect("registered once");
         registry
             .register(Box::new(prometheus::process_collector::ProcessCollector::for_self()))
             .expect("registered once");
@@ -82,7 +90,7 @@ impl Metrics {
                 by_status: (100..600).map(|_| OnceLock::new()).collect(),
             })
             .collect();
-        Metrics { requests, routes, registry }
+        Metrics { requests, routes, registry, commit_resolved }
     }
 
     /// route returns the index of a route pattern given to new; an unknown
@@ -124,8 +132,9 @@ impl Front {
     /// asked, answers 404 to a path that is not clean (the contract wants
     /// 404 for /client/../balance, which a router would match with
     /// id = ".."), and turns a panic into a 500 instead of a dropped
-    /// connection.
-    pub async fn serve<B>(self, req: Request<B>) -> Result<Response, Infallible>
+    /// connection. A response marked AbortConnection is not sent: the
+    /// error makes hyper close the connection without an answer.
+    pub async fn serve<B>(self, req: Request<B>) -> Result<Response, AbortConnection>
     where
         B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
         B::Error: Into<axum::BoxError>,
@@ -150,6 +159,9 @@ impl Front {
                 }
             }
         };
+        if resp.extensions().get::<AbortConnection>().is_some() {
+            return Err(AbortConnection);
+        }
         if self.draining.load(Ordering::Relaxed) {
             resp.headers_mut().insert(header::CONNECTION, CLOSE.clone());
         }
