@@ -5,7 +5,7 @@
 
 const { performance } = require('node:perf_hooks');
 const { Router } = require('./router');
-const { HttpError } = require('./http');
+const { HttpError, NoAnswer } = require('./http');
 const { ping } = require('./db');
 const { stringRoutes } = require('./workloads/string');
 const { bankRoutes } = require('./workloads/bank');
@@ -27,7 +27,7 @@ const NOT_FOUND = '{"error":"no such path"}';
 function createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog }) {
   const state = { closing: false };
   const router = new Router();
-  const routes = [...stringRoutes(), ...bankRoutes(pgPool), ...usersRoutes(pgPool), ...skuRoutes(mysqlPool)];
+  const routes = [...stringRoutes(), ...bankRoutes(pgPool, { errorLog, metrics }), ...usersRoutes(pgPool), ...skuRoutes(mysqlPool)];
   routes.push({ method: 'GET', pattern: '/health', handle: health });
   routes.push({ method: 'GET', pattern: '/metrics', handle: scrape });
   for (const route of routes) router.add(route);
@@ -63,6 +63,10 @@ function createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog }) {
   }
 
   function sendError(req, res, start, path, route, err) {
+    if (err instanceof NoAnswer) {
+      res.destroy(); // no status line, no body: the client sees its connection closed
+      return;
+    }
     if (err instanceof HttpError) {
       send(req, res, start, path, route, err.status, JSON.stringify({ error: err.message }), err.headers);
       return;

@@ -18,6 +18,13 @@ class HttpError extends Error {
   }
 }
 
+/**
+ * NoAnswer ends a request without any answer: the app destroys the
+ * client's connection instead of writing a response (used when the truth
+ * is "unknown").
+ */
+class NoAnswer extends Error {}
+
 const TOO_LARGE = 'request body over 1 MiB (1048576 bytes)';
 
 /**
@@ -149,6 +156,7 @@ function pathId(raw, name) {
 module.exports = {
   MAX_BODY,
   HttpError,
+  NoAnswer,
   readBody,
   readJsonObject,
   intField,

@@ -22,7 +22,7 @@ const SCRAPE_TIMEOUT_MS = 6000;
 
 /**
  * createMetrics registers the contract's metrics (and prom-client's
- * default process metrics) and returns {observe, render}. clustered makes
+ * default process metrics) and returns {observe, render, commitResolved}. clustered makes
  * render aggregate over the cluster's workers.
  */
 function createMetrics({ clustered }) {
@@ -41,6 +41,13 @@ function createMetrics({ clustered }) {
     registers: [registry],
   });
 
+  const resolved = new promClient.Counter({
+    name: 'bank_commit_resolved_total',
+    help: 'Transfers whose COMMIT failed, by the outcome the service then found.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+
   // Constructing an AggregatorRegistry in a worker is what makes prom-client
   // answer the primary's requests for this worker's metrics.
   if (clustered) new promClient.AggregatorRegistry(); // eslint-disable-line no-new
@@ -55,7 +62,12 @@ function createMetrics({ clustered }) {
     return { contentType: registry.contentType, body: await askPrimary() };
   }
 
-  return { observe, render };
+  /** commitResolved counts one in-doubt COMMIT by its outcome. */
+  function commitResolved(outcome) {
+    resolved.inc({ outcome });
+  }
+
+  return { observe, render, commitResolved };
 }
 
 let nextScrape = 0;

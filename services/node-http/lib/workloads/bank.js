@@ -6,8 +6,9 @@
 // JSON as they come, so no id or balance is ever rounded through a double.
 
 const { MAX_ID } = require('../config');
-const { HttpError, readJsonObject, intField, pathInt, pathId } = require('../http');
-const { NOT_CONFIGURED, asHttpError, isUnavailable } = require('../db');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { HttpError, NoAnswer, readJsonObject, intField, pathInt, pathId } = require('../http');
+const { NOT_CONFIGURED, QUERY_TIMEOUT_MS, asHttpError, isUnavailable } = require('../db');
 const { BANK } = require('../queries');
 
 /** MAX_AMOUNT bounds a deposit and a transfer: 10^12. */
@@ -15,8 +16,34 @@ const MAX_AMOUNT = 1e12;
 
 const NOT_FOUND = 'client not found';
 
-/** bankRoutes returns the bank workload's routes over pool (null: not configured). */
-function bankRoutes(pool) {
+/**
+ * RESOLVE_TIMEOUT_MS is how long after a failed COMMIT the service keeps
+ * trying to learn its outcome before it closes the client's connection
+ * without an answer.
+ */
+const RESOLVE_TIMEOUT_MS = 30000;
+
+/** RESOLVE_PAUSE_MS is the pause between two failed attempts to learn it. */
+const RESOLVE_PAUSE_MS = 150;
+
+/**
+ * InDoubt is a COMMIT that failed (a broken connection, a timeout, a
+ * shutdown): the transfer with ledger row id may or may not be committed.
+ */
+class InDoubt extends Error {
+  constructor(id, cause) {
+    super(`COMMIT of ledger row ${id} in doubt: ${cause && cause.message}`);
+    this.id = id;
+    this.cause = cause;
+  }
+}
+
+/**
+ * bankRoutes returns the bank workload's routes over pool (null: not
+ * configured); errorLog logs each in-doubt COMMIT's resolution and
+ * metrics.commitResolved counts it (both optional).
+ */
+function bankRoutes(pool, { errorLog, metrics } = {}) {
   return [
     {
       method: 'POST',
@@ -40,7 +67,10 @@ function bankRoutes(pool) {
         const to = intField(body, 'to_client_id', 1, MAX_ID);
         const amount = intField(body, 'amount', 1, MAX_AMOUNT);
         if (from === to) throw new HttpError(400, 'from_client_id and to_client_id must differ');
-        const id = await transfer(pool, from, to, amount).catch(fail);
+        const id = await transfer(pool, from, to, amount).catch((err) => {
+          if (err instanceof InDoubt) return answerInDoubt(pool, from, to, err, errorLog, metrics);
+          return fail(err);
+        });
         return {
           status: 200,
           body: `{"id":${id},"from_client_id":${from},"to_client_id":${to},"amount":${amount}}`,
@@ -86,16 +116,104 @@ async function transfer(pool, from, to, amount) {
       text: BANK.transfer,
       values: [amount, from, amount, to, from, to, amount],
     });
-    await client.query('COMMIT');
-    return moved.rows[0].id;
+    const id = moved.rows[0].id;
+    try {
+      await client.query('COMMIT');
+    } catch (err) {
+      broken = err || new Error('COMMIT failed'); // never lend this connection again
+      throw new InDoubt(id, err);
+    }
+    return id;
   } catch (err) {
-    if (isUnavailable(err)) {
+    if (err instanceof InDoubt) {
+      // broken is set: the connection is closed on release.
+    } else if (isUnavailable(err)) {
       broken = err; // a ROLLBACK would wait as long again; closing the connection rolls back
     } else if (!(err instanceof HttpError)) {
       await client.query('ROLLBACK').catch((rollbackErr) => {
         broken = rollbackErr;
       });
     }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * answerInDoubt resolves a transfer whose COMMIT failed: the ledger row's
+ * id when the row exists (200), a 503 when it does not, and NoAnswer (the
+ * connection is closed without a response) when the database cannot tell
+ * within RESOLVE_TIMEOUT_MS. One log line says which.
+ */
+async function answerInDoubt(pool, from, to, doubt, errorLog, metrics) {
+  const start = Date.now();
+  const { committed, attempts, error } = await ledgerRowExists(pool, from, to, doubt.id);
+  const outcome = error !== undefined ? 'unknown' : committed ? 'committed' : 'not_committed';
+  if (metrics && metrics.commitResolved) metrics.commitResolved(outcome);
+  if (errorLog) {
+    const fields = {
+      outcome,
+      ledger_id: doubt.id,
+      from_client_id: from,
+      to_client_id: to,
+      attempts,
+      resolve_ms: Date.now() - start,
+      commit_error: doubt.cause && doubt.cause.message,
+    };
+    if (error !== undefined) {
+      errorLog.warn({ ...fields, error: error.message }, "in-doubt COMMIT unresolved: closing the client's connection without an answer");
+    } else {
+      errorLog.info(fields, 'in-doubt COMMIT resolved');
+    }
+  }
+  if (error !== undefined) throw new NoAnswer(doubt.message);
+  if (!committed) throw new HttpError(503, 'database unavailable');
+  return doubt.id;
+}
+
+/**
+ * ledgerRowExists tells whether ledger row id exists, trying on fresh
+ * pooled connections until one attempt succeeds or RESOLVE_TIMEOUT_MS has
+ * passed, pausing RESOLVE_PAUSE_MS between failed attempts. It resolves
+ * with {committed, attempts} or {error, attempts}.
+ */
+async function ledgerRowExists(pool, from, to, id) {
+  const deadline = Date.now() + RESOLVE_TIMEOUT_MS;
+  const maxAttempts = Math.floor(RESOLVE_TIMEOUT_MS / RESOLVE_PAUSE_MS) + 1;
+  let error;
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return { committed: await ledgerRowOnce(pool, from, to, id, deadline), attempts };
+    } catch (err) {
+      error = err;
+    }
+    if (attempts >= maxAttempts || Date.now() + RESOLVE_PAUSE_MS >= deadline) return { error, attempts };
+    await sleep(RESOLVE_PAUSE_MS);
+  }
+}
+
+/**
+ * ledgerRowOnce is one attempt of ledgerRowExists: a READ COMMITTED
+ * transaction on a pooled connection that runs lock_clients (it waits
+ * until the original transaction, should its backend still be alive, has
+ * ended) and ledger_row, then rolls back. A connection that failed is
+ * closed, never lent again.
+ */
+async function ledgerRowOnce(pool, from, to, id, deadline) {
+  const client = await pool.connect(); // bounded by the pool's connection timeout
+  let broken;
+  const bound = () => Math.max(1, Math.min(QUERY_TIMEOUT_MS, deadline - Date.now()));
+  try {
+    await client.query({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED', query_timeout: bound() });
+    await client.query({ name: 'lock_clients', text: BANK.lock_clients, values: [from, to], query_timeout: bound() });
+    const { rows } = await client.query({ name: 'ledger_row', text: BANK.ledger_row, values: [id], query_timeout: bound() });
+    await client.query({ text: 'ROLLBACK', query_timeout: bound() }).catch((err) => {
+      broken = err; // what was read stands; the connection is closed, which rolls back
+    });
+    return rows.length > 0;
+  } catch (err) {
+    broken = err;
     throw err;
   } finally {
     client.release(broken);
