@@ -12,6 +12,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/load/atomicfile"
 	"github.com/showdownlab/showdown/workloads"
@@ -222,7 +223,7 @@ func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im 
 	}
 	c.Seconds = math.Round(time.Since(began).Seconds()*10) / 10
 	x.say("%s on %s: contract %s", sr.Name(), w.Name, describeContract(c))
-	wu, err := x.warmUp(ctx, sc, p.Load.Levels[0], first, p.WarmupOf(im))
+	wu, err := x.warmUp(ctx, sc, svc.PID(), p.Load.Levels[0], first, p.WarmupOf(im))
 	sr.Warmup = wu
 	if err != nil {
 		return "warm-up: " + err.Error()
@@ -273,9 +274,19 @@ func describeWarmup(wu *results.Warmup) string {
 	case !wu.Auto:
 		return fmt.Sprintf("%.0fs (fixed), %d requests", wu.Seconds, wu.Requests)
 	case wu.Steady:
-		return fmt.Sprintf("steady after %.0fs, %d requests (CV %.1f%%, drift %.1f%%)", wu.Seconds, wu.Requests, 100*wu.CV, 100*wu.Drift)
+		return fmt.Sprintf("steady after %.0fs, %d requests (%s)", wu.Seconds, wu.Requests, ruleFigures(wu))
 	}
-	return fmt.Sprintf("NOT STEADY after %.0fs (the cap), %d requests (CV %.1f%%, drift %.1f%%)", wu.Seconds, wu.Requests, 100*wu.CV, 100*wu.Drift)
+	return fmt.Sprintf("NOT STEADY after %.0fs (the cap), %d requests (%s)", wu.Seconds, wu.Requests, ruleFigures(wu))
+}
+
+// ruleFigures are the steady-state rule's figures over the warm-up's
+// last window: CV, drift and, where watched, the compiler threads' CPU.
+func ruleFigures(wu *results.Warmup) string {
+	s := fmt.Sprintf("CV %.1f%%, drift %.1f%%", 100*wu.CV, 100*wu.Drift)
+	if n := len(wu.CompilerCPU); n > 0 {
+		s += fmt.Sprintf(", JIT compiler %.0f%% of a CPU", stats.Mean(wu.CompilerCPU[max(0, n-stats.DefaultSteadyWindow):]))
+	}
+	return s
 }
 
 func countStatus(ls []*results.LevelRun, status results.Status) int {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/warmup"
@@ -21,9 +22,10 @@ const LaterWarmupShare = warmup.LaterShare
 // (auto) until the steady-state rule holds on the live per-second series,
 // at most its cap (for a start's first workload; later ones
 // LaterWarmupShare of it). It records the curve either way; nil when wp
-// is no warm-up. With a request count it sends about that many requests
+// is no warm-up. The rule also waits until the runtime's compiler threads
+// in pid's tree are quiet (warmup.MaxCompilerCPU). With a request count it sends about that many requests
 // (whole iterations per user), at most the cap long.
-func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, first bool, wp plan.Warmup) (*results.Warmup, error) {
+func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level int, first bool, wp plan.Warmup) (*results.Warmup, error) {
 	l := x.plan.Load
 	d := warmup.Budget(wp, first)
 	model := x.model(level, d)
@@ -35,6 +37,9 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, level int, fir
 		return nil, nil
 	}
 	watch := warmup.NewWatch(wp, l.Model == "open")
+	if pid > 0 {
+		watch.WatchCompiler(func() time.Duration { return monitor.CompilerCPU(int32(pid)) })
+	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var mu sync.Mutex

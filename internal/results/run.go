@@ -237,6 +237,10 @@ type Warmup struct {
 	// watched metric's values, from the first second on.
 	Throughput []float64 `json:"throughput"`
 	Series     []float64 `json:"series,omitempty"`
+	// CompilerCPU is the share of one CPU (percent) the service's runtime
+	// compiler threads used each second (a JVM's C1 and C2), where the
+	// lab could see them; the rule waits until it is low as well.
+	CompilerCPU []float64 `json:"compiler_cpu_percent,omitempty"`
 	// CV and Drift are the rule's figures over the last window.
 	CV    float64 `json:"cv,omitempty"`
 	Drift float64 `json:"drift,omitempty"`

@@ -40,6 +40,26 @@ type Watch struct {
 	rule   stats.Steady
 	open   bool
 	done   bool
+	// compiler reads the service's compiler threads' CPU time so far;
+	// nil when they cannot be seen (the service runs elsewhere).
+	compiler func() time.Duration
+	compiled time.Duration
+}
+
+// MaxCompilerCPU is the third condition of the steady-state rule where
+// the service's threads can be seen: its runtime's compiler threads used
+// at most this share of one CPU (percent), on average over the rule's
+// window. A JVM whose throughput rests on a plateau while C2 still
+// compiles its hot paths is not warm: its throughput is about to climb
+// again (plans/README.md has the measurement behind the value).
+const MaxCompilerCPU = 2.0
+
+// WatchCompiler makes the rule wait, too, until the runtime has stopped
+// compiling: read gives the CPU time the service's compiler threads have
+// used so far (monitor.CompilerCPU), and is called once a second.
+func (w *Watch) WatchCompiler(read func() time.Duration) {
+	w.compiler = read
+	w.compiled = read()
 }
 
 // NewWatch starts watching a warm-up in the open or the closed model.
@@ -64,15 +84,31 @@ func (w *Watch) Observe(rate float64, p50 time.Duration) bool {
 		r.Series = append(r.Series, float64(p50)/1e6)
 		series = r.Series
 	}
+	quiet := true
+	if w.compiler != nil {
+		c := w.compiler()
+		r.CompilerCPU = append(r.CompilerCPU, math.Round(float64(c-w.compiled)/float64(time.Second)*1000)/10)
+		w.compiled = c
+		quiet = compilerQuiet(r.CompilerCPU, w.rule.Window)
+	}
 	if !r.Auto || w.done {
 		return w.done
 	}
 	ok, cv, drift := w.rule.Holds(series)
 	r.CV, r.Drift = finite(cv), finite(drift)
-	if ok {
+	if ok && quiet {
 		w.done, r.Steady = true, true
 	}
 	return w.done
+}
+
+// compilerQuiet reports whether the compiler threads' mean CPU over the
+// last window seconds is at most MaxCompilerCPU.
+func compilerQuiet(cpu []float64, window int) bool {
+	if len(cpu) < window {
+		return false
+	}
+	return stats.Mean(cpu[len(cpu)-window:]) <= MaxCompilerCPU
 }
 
 // Finish records the warm-up's requests and length.

@@ -60,3 +60,41 @@ func TestWatch(t *testing.T) {
 		t.Errorf("fixed warm-up record %+v", f.Record)
 	}
 }
+
+// TestWatchWaitsForCompiler: a throughput plateau on which the JIT
+// compiler still works is not steady; once the compiler is quiet the rule
+// may hold.
+func TestWatchWaitsForCompiler(t *testing.T) {
+	w := NewWatch(plan.Warmup{Auto: true}, false)
+	var compiled time.Duration
+	w.WatchCompiler(func() time.Duration { return compiled })
+	stopped := -1
+	for i := 0; i < 120 && stopped < 0; i++ {
+		// A flat 4,000 req/s all along; the compiler uses 60% of a CPU
+		// for the first 40 s, then 1%.
+		if i < 40 {
+			compiled += 600 * time.Millisecond
+		} else {
+			compiled += 10 * time.Millisecond
+		}
+		if w.Observe(4000, time.Millisecond) {
+			stopped = i
+		}
+	}
+	// Not before the compiler is quiet, and within a window after: one
+	// second at 60% holds the window's mean above the threshold.
+	if stopped < 40 || stopped > 40+stats.DefaultSteadyWindow || !w.Record.Steady {
+		t.Errorf("stopped at second %d (steady %v), want between 40 and %d", stopped, w.Record.Steady, 40+stats.DefaultSteadyWindow)
+	}
+	if len(w.Record.CompilerCPU) != stopped+1 || w.Record.CompilerCPU[0] != 60 || w.Record.CompilerCPU[stopped] != 1 {
+		t.Errorf("compiler series %v", w.Record.CompilerCPU)
+	}
+	// Without the compiler watched, the same plateau is steady after the
+	// first window.
+	u := NewWatch(plan.Warmup{Auto: true}, false)
+	for i := 0; i < stats.DefaultSteadyWindow; i++ {
+		if u.Observe(4000, time.Millisecond) != (i == stats.DefaultSteadyWindow-1) {
+			t.Fatalf("unwatched compiler: second %d", i)
+		}
+	}
+}
