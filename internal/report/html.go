@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,6 +92,7 @@ type swatch struct{ Name, Color string }
 func warmupChart(id string, s *Summary, wl *Workload, colors map[string]string) (figure, bool) {
 	ch := &chart{id: id, title: wl.Name + ": warm-up throughput after start (first trial)", xLabel: "seconds of warm-up", xInt: true, width: 560}
 	p := panel{yLabel: "throughput (req/s)", height: 200}
+	jit := panel{yLabel: "JIT compiler (% of a CPU)", height: 90}
 	seen := map[string]bool{}
 	for _, r := range s.Warmups {
 		if r.Workload != wl.Name || seen[r.Implementation] || len(r.Throughput) == 0 {
@@ -103,11 +105,23 @@ func warmupChart(id string, s *Summary, wl *Workload, colors map[string]string) 
 		}
 		p.lines = append(p.lines, sr)
 		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("%s: %s (startup %s)", r.Implementation, warmupText(r.Warmup), fmtSeconds(r.StartupSeconds)), colors[r.Implementation], ""})
+		if slices.ContainsFunc(r.CompilerCPU, func(v float64) bool { return v > 0 }) {
+			cs := series{name: r.Implementation, color: colors[r.Implementation]}
+			for i, v := range r.CompilerCPU {
+				cs.xs, cs.ys = append(cs.xs, float64(i+1)), append(cs.ys, v)
+			}
+			jit.lines = append(jit.lines, cs)
+		}
 	}
 	if len(p.lines) == 0 {
 		return figure{}, false
 	}
 	ch.panels = []panel{p}
+	// The runtimes that compile while they serve: the rule waits for
+	// their compiler to be quiet too.
+	if len(jit.lines) > 0 {
+		ch.panels = append(ch.panels, jit)
+	}
 	return figure{ch.title, template.HTML(ch.render())}, true
 }
 
