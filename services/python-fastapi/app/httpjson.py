@@ -31,6 +31,13 @@ class ApiError(Exception):
         self.headers = headers
 
 
+class NoAnswer(BaseException):
+    """NoAnswer ends a request without any answer: the front (Observe)
+    closes the client's connection instead of writing a response. A
+    BaseException, so no exception handler of the framework turns it into
+    a 500."""
+
+
 def bad_request(msg: str) -> ApiError:
     return ApiError(400, msg)
 

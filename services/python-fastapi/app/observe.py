@@ -8,6 +8,8 @@ request than the service's own work on the string workload.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -17,6 +19,8 @@ import orjson
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client import multiprocess
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from app.httpjson import NoAnswer
 
 # Finer than the default buckets at the low end, like go-stdlib's: most
 # answers here take well under a millisecond.
@@ -105,6 +109,10 @@ class Observe:
 
         try:
             await self.app(scope, receive, send_and_record)
+        except NoAnswer:
+            if status == 0:
+                await abort(receive, send)
+            status = -1  # not counted: no answer
         finally:
             if status != -1:  # no complete answer: the app failed (500) or the client left
                 self._record(scope, status or 500, start)
@@ -141,6 +149,40 @@ class Observe:
             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
         })
         await send({"type": "http.response.body", "body": body})
+
+
+# ABORT_WAIT bounds the wait for the server to notice the closed connection.
+ABORT_WAIT = 1.0
+
+
+async def abort(receive, send) -> None:
+    """abort ends a request without an answer. ASGI has no message for
+    that; each server has its own way:
+
+    - uvicorn: the connection's transport (the protocol object behind its
+      receive callable) is aborted, so not a byte of a response goes out;
+      then receive() reports the disconnect, after which uvicorn writes
+      nothing (not even its 500 for an application without a response).
+    - granian (no transport within reach): the response is started with a
+      Content-Length it never reaches and the application then fails, so
+      granian drops the connection mid-body; an HTTP client reports the
+      body cut short (no answer), never a whole response.
+    """
+    transport = getattr(getattr(receive, "__self__", None), "transport", None)
+    if transport is not None and hasattr(transport, "abort"):
+        transport.abort()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(ABORT_WAIT):
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+        return
+    await send({
+        "type": "http.response.start",
+        "status": 503,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", b"1048576")],
+    })
+    await send({"type": "http.response.body", "body": b"", "more_body": True})
+    raise RuntimeError("in-doubt COMMIT unresolved: response cut short on purpose (no answer)")
 
 
 def clean_path(raw: bytes) -> bool:
