@@ -64,8 +64,10 @@ public final class Main {
                 .build();
 
         Runnable stop = () -> shutdown(server, closing, routes, ops, postgres, mysql);
-        Signal.handle(new Signal("TERM"), s -> stop.run());
-        Signal.handle(new Signal("INT"), s -> stop.run());
+        // The drain runs on a thread of its own that keeps the JVM alive: the signal's thread is a
+        // daemon, and once the listener's thread ends no other thread would.
+        Signal.handle(new Signal("TERM"), s -> Thread.ofPlatform().name("shutdown").daemon(false).start(stop));
+        Signal.handle(new Signal("INT"), s -> Thread.ofPlatform().name("shutdown").daemon(false).start(stop));
         server.start();
         Logs.info(Logs.APP, "ready", "address", host, "port", server.port(),
                 "startup_ms", ManagementFactory.getRuntimeMXBean().getUptime());
@@ -78,16 +80,17 @@ public final class Main {
 
     /**
      * shutdown drains and exits 0. From the signal on, every answer says Connection: close, so clients
-     * move off their keep-alive connections, and new connections are closed unanswered (Closing), as
-     * by a closed listener. After DRAIN_MILLIS it waits, up to GRACE, until no request is in flight,
-     * because Helidon's
-     * stop() closes every connection, one whose request body is still arriving or whose answer is
-     * being written included; then Helidon stops and the pools close. The JVM's own SIGTERM handling
-     * would exit 143.
+     * move off their keep-alive connections, and the listening socket is closed (Closing.closeListeners):
+     * new connections are refused. After DRAIN_MILLIS it waits, up to GRACE, until no request is in
+     * flight, because Helidon's stop() cuts every connection, one whose request is being served or
+     * whose answer is being written included; then Helidon stops and the pools close. The JVM's own
+     * SIGTERM handling would exit 143.
      */
     static void shutdown(WebServer server, Closing closing, Routes routes, OpsService ops, Database postgres, Database mysql) {
         draining = true;
-        closing.close();
+        if (!Closing.closeListeners(server)) {
+            closing.close();
+        }
         try {
             Thread.sleep(DRAIN_MILLIS);
             if (!routes.awaitInFlight(GRACE.toMillis())) {
