@@ -18,8 +18,12 @@ const (
 	sqlLockClients  = `SELECT id, balance FROM client WHERE id IN ($1, $2) ORDER BY id FOR UPDATE`
 	sqlTransfer     = `WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id`
 	sqlBalance      = `SELECT balance FROM client WHERE id = $1`
-	// sqlLedgerRow looks for a transfer's ledger row after an in-doubt COMMIT.
-	sqlLedgerRow = `SELECT id FROM transaction WHERE id = $1`
+	// sqlLedgerRow looks for a transfer's ledger row after an in-doubt
+	// COMMIT. The id alone is not enough: after a crash, ids handed out by
+	// transactions that never committed can be handed out again (the
+	// sequence's advance was not yet durable either), so another transfer
+	// may hold it; the row must be this transfer's.
+	sqlLedgerRow = `SELECT id FROM transaction WHERE id = $1 AND from_client_id = $2 AND to_client_id = $3 AND amount = $4`
 )
 
 // bank serves transfers between clients on PostgreSQL.
@@ -269,7 +273,7 @@ var errUnavailable = &apiError{http.StatusServiceUnavailable, "database unavaila
 // DefaultResolveTimeout.
 func (b bank) resolve(w http.ResponseWriter, t transferBody, doubt *inDoubtError) error {
 	start := time.Now()
-	committed, attempts, err := b.db.ledgerRowExists(t.FromClientID, t.ToClientID, doubt.id, DefaultResolveTimeout, DefaultResolvePause)
+	committed, attempts, err := b.db.ledgerRowExists(t.FromClientID, t.ToClientID, t.Amount, doubt.id, DefaultResolveTimeout, DefaultResolvePause)
 	outcome := "not_committed"
 	switch {
 	case err != nil:
@@ -292,16 +296,16 @@ func (b bank) resolve(w http.ResponseWriter, t transferBody, doubt *inDoubtError
 	return nil
 }
 
-// ledgerRowExists tells whether ledger row id exists, trying on fresh
+// ledgerRowExists tells whether ledger row id exists, as this transfer's, trying on fresh
 // pooled connections until one attempt succeeds or timeout has passed,
 // pausing between failed attempts. Each attempt locks the transfer's two
 // clients first (lock_clients), so it waits until the original
 // transaction, should its backend still be alive, has ended.
-func (p *postgres) ledgerRowExists(from, to, id int64, timeout, pause time.Duration) (exists bool, attempts int, err error) {
+func (p *postgres) ledgerRowExists(from, to, amount, id int64, timeout, pause time.Duration) (exists bool, attempts int, err error) {
 	deadline := time.Now().Add(timeout)
 	maxAttempts := int(timeout/pause) + 1
 	for attempts = 1; ; attempts++ {
-		exists, err = p.ledgerRowOnce(deadline, from, to, id)
+		exists, err = p.ledgerRowOnce(deadline, from, to, amount, id)
 		if err == nil || attempts >= maxAttempts || time.Until(deadline) < pause {
 			return exists, attempts, err
 		}
@@ -312,7 +316,7 @@ func (p *postgres) ledgerRowExists(from, to, id int64, timeout, pause time.Durat
 // ledgerRowOnce is one attempt of ledgerRowExists: a READ COMMITTED
 // transaction on a pooled connection (the pool closes a broken one) that
 // runs lock_clients and ledger_row, then rolls back.
-func (p *postgres) ledgerRowOnce(deadline time.Time, from, to, id int64) (exists bool, err error) {
+func (p *postgres) ledgerRowOnce(deadline time.Time, from, to, amount, id int64) (exists bool, err error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	actx, acancel := context.WithTimeout(ctx, p.limits.acquire)
@@ -338,7 +342,7 @@ func (p *postgres) ledgerRowOnce(deadline time.Time, from, to, id int64) (exists
 		return false, err
 	}
 	var got int64
-	err = tx.QueryRow(qctx, sqlLedgerRow, id).Scan(&got)
+	err = tx.QueryRow(qctx, sqlLedgerRow, id, from, to, amount).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil // the deferred ROLLBACK ends the transaction; its failure changes nothing read
 	}

@@ -13,7 +13,10 @@ const BANK = {
     'WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id',
   balance: 'SELECT balance FROM client WHERE id = $1',
   // Run only after a COMMIT that failed: is the transfer's ledger row there?
-  ledger_row: 'SELECT id FROM transaction WHERE id = $1',
+  // The id alone is not enough: after a crash, ids handed out by
+  // transactions that never committed can be handed out again, so another
+  // transfer may hold it; the row must be this transfer's.
+  ledger_row: 'SELECT id FROM transaction WHERE id = $1 AND from_client_id = $2 AND to_client_id = $3 AND amount = $4',
 };
 
 /**

@@ -68,7 +68,7 @@ function bankRoutes(pool, { errorLog, metrics } = {}) {
         const amount = intField(body, 'amount', 1, MAX_AMOUNT);
         if (from === to) throw new HttpError(400, 'from_client_id and to_client_id must differ');
         const id = await transfer(pool, from, to, amount).catch((err) => {
-          if (err instanceof InDoubt) return answerInDoubt(pool, from, to, err, errorLog, metrics);
+          if (err instanceof InDoubt) return answerInDoubt(pool, from, to, amount, err, errorLog, metrics);
           return fail(err);
         });
         return {
@@ -146,9 +146,9 @@ async function transfer(pool, from, to, amount) {
  * connection is closed without a response) when the database cannot tell
  * within RESOLVE_TIMEOUT_MS. One log line says which.
  */
-async function answerInDoubt(pool, from, to, doubt, errorLog, metrics) {
+async function answerInDoubt(pool, from, to, amount, doubt, errorLog, metrics) {
   const start = Date.now();
-  const { committed, attempts, error } = await ledgerRowExists(pool, from, to, doubt.id);
+  const { committed, attempts, error } = await ledgerRowExists(pool, from, to, amount, doubt.id);
   const outcome = error !== undefined ? 'unknown' : committed ? 'committed' : 'not_committed';
   if (metrics && metrics.commitResolved) metrics.commitResolved(outcome);
   if (errorLog) {
@@ -173,18 +173,18 @@ async function answerInDoubt(pool, from, to, doubt, errorLog, metrics) {
 }
 
 /**
- * ledgerRowExists tells whether ledger row id exists, trying on fresh
+ * ledgerRowExists tells whether ledger row id exists, as this transfer's, trying on fresh
  * pooled connections until one attempt succeeds or RESOLVE_TIMEOUT_MS has
  * passed, pausing RESOLVE_PAUSE_MS between failed attempts. It resolves
  * with {committed, attempts} or {error, attempts}.
  */
-async function ledgerRowExists(pool, from, to, id) {
+async function ledgerRowExists(pool, from, to, amount, id) {
   const deadline = Date.now() + RESOLVE_TIMEOUT_MS;
   const maxAttempts = Math.floor(RESOLVE_TIMEOUT_MS / RESOLVE_PAUSE_MS) + 1;
   let error;
   for (let attempts = 1; ; attempts++) {
     try {
-      return { committed: await ledgerRowOnce(pool, from, to, id, deadline), attempts };
+      return { committed: await ledgerRowOnce(pool, from, to, amount, id, deadline), attempts };
     } catch (err) {
       error = err;
     }
@@ -200,14 +200,14 @@ async function ledgerRowExists(pool, from, to, id) {
  * ended) and ledger_row, then rolls back. A connection that failed is
  * closed, never lent again.
  */
-async function ledgerRowOnce(pool, from, to, id, deadline) {
+async function ledgerRowOnce(pool, from, to, amount, id, deadline) {
   const client = await pool.connect(); // bounded by the pool's connection timeout
   let broken;
   const bound = () => Math.max(1, Math.min(QUERY_TIMEOUT_MS, deadline - Date.now()));
   try {
     await client.query({ text: 'BEGIN ISOLATION LEVEL READ COMMITTED', query_timeout: bound() });
     await client.query({ name: 'lock_clients', text: BANK.lock_clients, values: [from, to], query_timeout: bound() });
-    const { rows } = await client.query({ name: 'ledger_row', text: BANK.ledger_row, values: [id], query_timeout: bound() });
+    const { rows } = await client.query({ name: 'ledger_row', text: BANK.ledger_row, values: [id, from, to, amount], query_timeout: bound() });
     await client.query({ text: 'ROLLBACK', query_timeout: bound() }).catch((err) => {
       broken = err; // what was read stands; the connection is closed, which rolls back
     });
