@@ -22,7 +22,11 @@ SQL_LOCK_CLIENTS = "SELECT id, balance FROM client WHERE id IN ($1, $2) ORDER BY
 SQL_TRANSFER = "WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id"
 SQL_BALANCE = "SELECT balance FROM client WHERE id = $1"
 # Run only after a COMMIT that failed: is the transfer's ledger row there?
-SQL_LEDGER_ROW = "SELECT id FROM transaction WHERE id = $1"
+# The id alone is not enough: after a crash, ids handed out by transactions
+# that never committed can be handed out again (the sequence's advance was
+# not yet durable either), so another transfer may hold it; the row must be
+# this transfer's.
+SQL_LEDGER_ROW = "SELECT id FROM transaction WHERE id = $1 AND from_client_id = $2 AND to_client_id = $3 AND amount = $4"
 
 # RESOLVE_TIMEOUT is how long (seconds) after a failed COMMIT the service
 # keeps trying to learn its outcome before it closes the client's
@@ -78,7 +82,7 @@ async def transfer(request: Request) -> Response:
         async with pg.connection() as conn:
             tx_id = await move(conn, src, dst, amount)
     except InDoubt as doubt:
-        tx_id = await resolve(pg, src, dst, doubt)
+        tx_id = await resolve(pg, src, dst, amount, doubt)
     return json_response({"id": tx_id, "from_client_id": src, "to_client_id": dst, "amount": amount})
 
 
@@ -112,7 +116,7 @@ async def move(conn, src: int, dst: int, amount: int) -> int:
     return tx_id
 
 
-async def resolve(pg, src: int, dst: int, doubt: InDoubt) -> int:
+async def resolve(pg, src: int, dst: int, amount: int, doubt: InDoubt) -> int:
     """resolve answers a transfer whose COMMIT failed with the truth: its
     ledger id when the row exists (200), a 503 when it does not, and
     NoAnswer (the client's connection is closed without a response) when
@@ -128,7 +132,7 @@ async def resolve(pg, src: int, dst: int, doubt: InDoubt) -> int:
         attempts += 1
         try:
             async with asyncio.timeout(max(0.001, deadline - time.monotonic())):
-                committed = await ledger_row_once(pg, src, dst, doubt.tx_id)
+                committed = await ledger_row_once(pg, src, dst, amount, doubt.tx_id)
             error = None
             break
         except Exception as exc:  # the database still away: try again
@@ -151,7 +155,7 @@ async def resolve(pg, src: int, dst: int, doubt: InDoubt) -> int:
     return doubt.tx_id
 
 
-async def ledger_row_once(pg, src: int, dst: int, tx_id: int) -> bool:
+async def ledger_row_once(pg, src: int, dst: int, amount: int, tx_id: int) -> bool:
     """ledger_row_once is one attempt of resolve: a READ COMMITTED
     transaction on a pooled connection that runs lock_clients (it waits
     until the original transaction, should its backend still be alive, has
@@ -162,7 +166,7 @@ async def ledger_row_once(pg, src: int, dst: int, tx_id: int) -> bool:
         try:
             await tr.start()
             await conn.fetch(SQL_LOCK_CLIENTS, src, dst)
-            found = await conn.fetchval(SQL_LEDGER_ROW, tx_id) is not None
+            found = await conn.fetchval(SQL_LEDGER_ROW, tx_id, src, dst, amount) is not None
         except BaseException:
             terminate(conn)
             raise

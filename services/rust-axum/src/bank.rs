@@ -20,8 +20,12 @@ const SQL_CREATE_CLIENT: &str = "WITH c AS (INSERT INTO client (balance) VALUES 
 const SQL_LOCK_CLIENTS: &str = "SELECT id, balance FROM client WHERE id IN ($1, $2) ORDER BY id FOR UPDATE";
 const SQL_TRANSFER: &str = "WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit AS (UPDATE client SET balance = balance + $3 WHERE id = $4) INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($5, $6, $7) RETURNING id";
 const SQL_BALANCE: &str = "SELECT balance FROM client WHERE id = $1";
-/// SQL_LEDGER_ROW looks for a transfer's ledger row after an in-doubt COMMIT.
-const SQL_LEDGER_ROW: &str = "SELECT id FROM transaction WHERE id = $1";
+/// SQL_LEDGER_ROW looks for a transfer's ledger row after an in-doubt
+/// COMMIT. The id alone is not enough: after a crash, ids handed out by
+/// transactions that never committed can be handed out again (the
+/// sequence's advance was not yet durable either), so another transfer may
+/// hold it; the row must be this transfer's.
+const SQL_LEDGER_ROW: &str = "SELECT id FROM transaction WHERE id = $1 AND from_client_id = $2 AND to_client_id = $3 AND amount = $4";
 
 /// RESOLVE_TIMEOUT is how long after a failed COMMIT the service keeps
 /// trying to learn its outcome before it closes the client's connection
@@ -136,7 +140,7 @@ impl<E: Into<ApiError>> From<E> for Failure {
 /// RESOLVE_TIMEOUT. One log line says which.
 async fn resolve(app: &App, pg: &Postgres, t: TransferBody, error: ApiError) -> ApiResult {
     let start = std::time::Instant::now();
-    let (found, attempts) = ledger_row_exists(pg, t.from_client_id, t.to_client_id, t.id).await;
+    let (found, attempts) = ledger_row_exists(pg, t.from_client_id, t.to_client_id, t.amount, t.id).await;
     let outcome = match &found {
         Ok(true) => "committed",
         Ok(false) => "not_committed",
@@ -169,17 +173,17 @@ async fn resolve(app: &App, pg: &Postgres, t: TransferBody, error: ApiError) -> 
     }
 }
 
-/// ledger_row_exists tells whether ledger row id exists, trying on fresh
+/// ledger_row_exists tells whether ledger row id exists, as this transfer's, trying on fresh
 /// pooled connections until one attempt succeeds or RESOLVE_TIMEOUT has
 /// passed, pausing RESOLVE_PAUSE between failed attempts; it returns the
 /// number of attempts too.
-async fn ledger_row_exists(pg: &Postgres, from: i64, to: i64, id: i64) -> (Result<bool, DbError>, u32) {
+async fn ledger_row_exists(pg: &Postgres, from: i64, to: i64, amount: i64, id: i64) -> (Result<bool, DbError>, u32) {
     let deadline = Instant::now() + RESOLVE_TIMEOUT;
     let max_attempts = (RESOLVE_TIMEOUT.as_millis() / RESOLVE_PAUSE.as_millis()) as u32 + 1;
     let mut attempts = 0;
     loop {
         attempts += 1;
-        let r = match tokio::time::timeout_at(deadline, ledger_row_once(pg, from, to, id)).await {
+        let r = match tokio::time::timeout_at(deadline, ledger_row_once(pg, from, to, amount, id)).await {
             Ok(r) => r,
             Err(_) => Err(DbError::Timeout("the in-doubt COMMIT was not resolved in time")),
         };
@@ -195,7 +199,7 @@ async fn ledger_row_exists(pg: &Postgres, from: i64, to: i64, id: i64) -> (Resul
 /// until the original transaction, should its backend still be alive, has
 /// ended) and ledger_row, then rolls back. A connection left inside the
 /// transaction by an error is closed, never lent again.
-async fn ledger_row_once(pg: &Postgres, from: i64, to: i64, id: i64) -> Result<bool, DbError> {
+async fn ledger_row_once(pg: &Postgres, from: i64, to: i64, amount: i64, id: i64) -> Result<bool, DbError> {
     let conn = pg.acquire().await?;
     bounded(pg.limits.query, "the database did not answer in time (DB_QUERY_TIMEOUT)", async move {
         let lock = conn.prepare_cached(SQL_LOCK_CLIENTS).await?;
@@ -204,7 +208,7 @@ async fn ledger_row_once(pg: &Postgres, from: i64, to: i64, id: i64) -> Result<b
         let c = tx.conn.as_ref().expect("set above");
         c.batch_execute(SQL_BEGIN).await?;
         c.query(&lock, &[&from, &to]).await?;
-        let found = c.query_opt(&ledger, &[&id]).await?.is_some();
+        let found = c.query_opt(&ledger, &[&id, &from, &to, &amount]).await?.is_some();
         if c.batch_execute("ROLLBACK").await.is_ok() {
             tx.open = false;
         }
