@@ -16,3 +16,7 @@ WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit A
 -- name: balance
 -- params: id
 SELECT balance FROM client WHERE id = $1
+
+-- name: ledger_row
+-- params: id
+SELECT id FROM transaction WHERE id = $1
