@@ -83,7 +83,7 @@ public final class BankService {
         }
         if (commitFailed != null) {
             // The COMMIT was sent: the server may have carried it out. Answer what happened, not the error.
-            switch (inDoubt.resolve(id, from, to, commitFailed)) {
+            switch (inDoubt.resolve(id, from, to, amount, commitFailed)) {
                 case COMMITTED -> { }
                 case NOT_COMMITTED -> throw db.failure(commitFailed);
                 case UNKNOWN -> throw new CloseConnectionException("transfer " + id + ": outcome of its COMMIT unknown");

@@ -100,7 +100,7 @@ public class BankController {
         }
         if (commitFailed != null) {
             // The COMMIT was sent: the server may have carried it out. Answer what happened, not the error.
-            switch (inDoubt.resolve(t.id(), from, to, commitFailed)) {
+            switch (inDoubt.resolve(t.id(), from, to, amount, commitFailed)) {
                 case COMMITTED -> { }
                 case NOT_COMMITTED -> throw db.failure(commitFailed);
                 case UNKNOWN -> throw new InDoubt.Unresolved("transfer " + t.id() + ": outcome of its COMMIT unknown");

@@ -20,8 +20,11 @@ final class InDoubt {
 
     private static final Logger log = LoggerFactory.getLogger(InDoubt.class);
 
-    /** LEDGER_ROW finds a ledger row by id (workloads/bank/queries.sql: ledger_row). */
-    static final String LEDGER_ROW = "SELECT id FROM transaction WHERE id = ?";
+    /**
+     * LEDGER_ROW finds a transfer's ledger row by id, clients and amount (workloads/bank/queries.sql:
+     * ledger_row): after a crash an id that an uncommitted transaction took may be handed out again.
+     */
+    static final String LEDGER_ROW = "SELECT id FROM transaction WHERE id = ? AND from_client_id = ? AND to_client_id = ? AND amount = ?";
 
     /** WINDOW_MILLIS bounds a resolution, from the failed COMMIT on. */
     static final long WINDOW_MILLIS = 30_000;
@@ -72,13 +75,13 @@ final class InDoubt {
     }
 
     /**
-     * resolve finds out whether the transfer that wrote ledger row id, between clients from and to,
+     * resolve finds out whether the transfer of amount that wrote ledger row id, between clients from and to,
      * committed after its COMMIT failed with cause. Each attempt borrows a connection (at most the
      * pool's 2 s wait), bounds its statements by the time left in the window, runs lock_clients on the
      * same ids in a READ COMMITTED transaction (it waits until the original transaction's row locks
      * are gone), then ledger_row, then rolls back. It logs one line with the outcome.
      */
-    Outcome resolve(long id, long from, long to, SQLException cause) {
+    Outcome resolve(long id, long from, long to, long amount, SQLException cause) {
         long start = System.nanoTime();
         long deadline = start + WINDOW_MILLIS * 1_000_000;
         SQLException last = cause;
@@ -91,7 +94,7 @@ final class InDoubt {
             }
             attempts++;
             try {
-                outcome = attempt(id, from, to, (int) left) ? Outcome.COMMITTED : Outcome.NOT_COMMITTED;
+                outcome = attempt(id, from, to, amount, (int) left) ? Outcome.COMMITTED : Outcome.NOT_COMMITTED;
                 break;
             } catch (SQLException e) {
                 last = e;
@@ -117,7 +120,7 @@ final class InDoubt {
     }
 
     /** attempt is one try on a fresh connection: true when the ledger row is there. */
-    private boolean attempt(long id, long from, long to, int timeoutMillis) throws SQLException {
+    private boolean attempt(long id, long from, long to, long amount, int timeoutMillis) throws SQLException {
         try (Connection c = db.connection()) {
             c.setNetworkTimeout(DIRECT, timeoutMillis); // the pool restores its own on return
             c.setAutoCommit(false);
@@ -134,6 +137,9 @@ final class InDoubt {
                 boolean found;
                 try (PreparedStatement ps = c.prepareStatement(LEDGER_ROW)) {
                     ps.setLong(1, id);
+                    ps.setLong(2, from);
+                    ps.setLong(3, to);
+                    ps.setLong(4, amount);
                     try (ResultSet rs = ps.executeQuery()) {
                         found = rs.next();
                     }
