@@ -18,5 +18,5 @@ WITH debit AS (UPDATE client SET balance = balance - $1 WHERE id = $2), credit A
 SELECT balance FROM client WHERE id = $1
 
 -- name: ledger_row
--- params: id
-SELECT id FROM transaction WHERE id = $1
+-- params: id, from_client_id, to_client_id, amount
+SELECT id FROM transaction WHERE id = $1 AND from_client_id = $2 AND to_client_id = $3 AND amount = $4
