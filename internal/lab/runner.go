@@ -7,14 +7,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
@@ -31,6 +34,10 @@ type Runner struct {
 	TTY bool
 	// Command is the command line that started the run, for run.json.
 	Command string
+	// NoiseSeconds is how long the machine's own noise is measured before
+	// the first service starts (0: noise.DefaultSeconds; negative: not
+	// measured, and the warm-up rule keeps its own thresholds).
+	NoiseSeconds int
 }
 
 // execution is the state of one plan being executed.
@@ -87,6 +94,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		return dir, x.rec, err
 	}
 	defer x.dbs.Stop()
+	x.measureNoise(ctx)
 	// The generator is this process: pin it now, after the builds, which
 	// should have every CPU.
 	if cpus := p.Placement.GeneratorCPUs; cpus != "" {
@@ -227,4 +235,50 @@ func tailFile(path string, lines int) string {
 		all = all[len(all)-lines:]
 	}
 	return strings.Join(all, "\n")
+}
+
+// measureNoise measures the machine's own per-second variation on the
+// placement's service and generator CPUs, after the builds and before any
+// service starts or the generator is pinned, records it in run.json and
+// says so when it is more than the warm-up rule allows a service.
+func (x *execution) measureNoise(ctx context.Context) {
+	secs := x.rn.NoiseSeconds
+	if secs < 0 || ctx.Err() != nil {
+		return
+	}
+	if secs == 0 {
+		secs = noise.DefaultSeconds
+	}
+	pl := x.plan.Placement
+	seen := map[int]bool{}
+	var cpus []int
+	for _, c := range append(cpuSet(pl.ServiceCPUs), cpuSet(pl.GeneratorCPUs)...) {
+		if !seen[c] {
+			seen[c] = true
+			cpus = append(cpus, c)
+		}
+	}
+	sort.Ints(cpus)
+	x.say("measuring the machine's own noise on CPUs %v (%d s)", cpus, secs)
+	f, err := noise.Measure(ctx, cpus, secs)
+	if err != nil {
+		x.warn("machine noise not measured: %v", err)
+		return
+	}
+	x.rec.Machine.Noise = &f
+	x.say("machine noise: per-second CV %s on CPUs %v", percents(f.CV), cpus)
+	if f.Max > stats.DefaultSteadyMaxCV {
+		x.warn("this machine's own speed varies %.0f%% from second to second (a memory-bound probe on every CPU, nothing else running); "+
+			"the warm-up rule holds services to that instead of %.0f%%, and single-trial differences of that order are within the machine's noise (plans/README.md)",
+			f.Max*100, stats.DefaultSteadyMaxCV*100)
+	}
+}
+
+// percents formats fractions as whole percents: "7%, 18%".
+func percents(v []float64) string {
+	parts := make([]string, len(v))
+	for i, f := range v {
+		parts[i] = fmt.Sprintf("%.0f%%", f*100)
+	}
+	return strings.Join(parts, ", ")
 }

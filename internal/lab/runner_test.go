@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stats"
 )
 
 // testRoot holds the lab's own test services (testdata/services/*).
@@ -85,7 +87,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test"}
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +138,7 @@ load:
 placement: {}
 `)
 	parent := t.TempDir()
-	rn := &Runner{Root: root, ResultsDir: parent, Command: "go test"}
+	rn := &Runner{Root: root, ResultsDir: parent, Command: "go test", NoiseSeconds: -1}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
@@ -236,7 +238,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test"}
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +293,7 @@ load:
   warmup_max: 12s
 trials: 2
 `)
-	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test"}
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: 3}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -299,6 +301,17 @@ trials: 2
 	noDescendants(t)
 	if len(rec.Services) != 2 {
 		t.Fatalf("%d service runs, want 2", len(rec.Services))
+	}
+	// The machine's noise was measured before the first start, on every
+	// CPU (the plan has no placement), and the rule held services to it.
+	f := rec.Machine.Noise
+	if f == nil || len(f.CPUs) != runtime.NumCPU() || len(f.Rates[0]) != 3 {
+		t.Fatalf("machine noise %+v, want 3 s on each of %d CPUs", f, runtime.NumCPU())
+	}
+	for _, sr := range rec.Services {
+		if wu := sr.Warmup; wu != nil && (wu.MaxCV != max(stats.DefaultSteadyMaxCV, f.Max) || wu.MaxDrift != max(stats.DefaultSteadyMaxDrift, f.Max/2)) {
+			t.Errorf("warm-up thresholds CV %v, drift %v; want the larger of the rule's 5%% and the machine's %v (half of it for the drift)", wu.MaxCV, wu.MaxDrift, f.Max)
+		}
 	}
 	for i, sr := range rec.Services {
 		if sr.Start != i+1 || sr.Trial != i+1 {

@@ -37,6 +37,9 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level
 		return nil, nil
 	}
 	watch := warmup.NewWatch(wp, l.Model == "open")
+	if f := x.rec.Machine.Noise; f != nil {
+		watch.Floor(f.Max)
+	}
 	if pid > 0 {
 		watch.WatchCompiler(func() time.Duration { return monitor.CompilerCPU(int32(pid)) })
 	}

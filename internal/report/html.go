@@ -586,6 +586,9 @@ func environment(res *Results) ([][2]string, []string, [][]string) {
 	if res.Kind == KindRun {
 		add("Placement", fmt.Sprintf("service CPUs %q, generator %q, databases %q", r.Placement.ServiceCPUs, r.Placement.GeneratorCPUs, r.Placement.DatabaseCPUs))
 		add("Limits", describeLimits(res))
+		if n := describeNoise(m.Noise); n != "" {
+			add("Machine noise", n)
+		}
 		db := r.Databases
 		var dbs []string
 		if db.Postgres {

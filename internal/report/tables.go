@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/showdownlab/showdown/internal/noise"
 	"io"
 	"path/filepath"
 	"slices"
@@ -333,8 +334,24 @@ func setupLine(res *Results) string {
 	if res.Kind == KindRun {
 		parts = append(parts, fmt.Sprintf("service on CPUs %q, generator on %q, databases on %q", r.Placement.ServiceCPUs, r.Placement.GeneratorCPUs, r.Placement.DatabaseCPUs))
 		parts = append(parts, "limits: "+describeLimits(res))
+		if n := describeNoise(r.Machine.Noise); n != "" {
+			parts = append(parts, "machine noise: "+n)
+		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// describeNoise says how much the machine's own speed varied from second
+// to second before the run, per CPU; "" when it was not measured.
+func describeNoise(f *noise.Floor) string {
+	if f == nil || len(f.CPUs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(f.CPUs))
+	for i, c := range f.CPUs {
+		parts[i] = fmt.Sprintf("CPU %d %.0f%%", c, f.CV[i]*100)
+	}
+	return fmt.Sprintf("per-second CV %s (a memory-bound probe on each CPU at once for %d s, nothing else running)", strings.Join(parts, ", "), f.Seconds)
 }
 
 func describeLimits(res *Results) string {

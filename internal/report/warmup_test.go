@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -40,5 +41,29 @@ func TestWarmupChartCompiler(t *testing.T) {
 		if got := strings.Contains(s, "JIT compiler (% of a CPU)"); got != tc.want {
 			t.Errorf("%s: compiler panel shown = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestMachineNoiseShown: the environment table and the setup line say how
+// much the machine itself varied, per CPU, where the run measured it.
+func TestMachineNoiseShown(t *testing.T) {
+	res, err := Load("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(setupLine(res), "machine noise") {
+		t.Error("setup line names a machine noise the run did not measure")
+	}
+	res.Run.Machine.Noise = &noise.Floor{Seconds: 11, CPUs: []int{0, 1}, CV: []float64{0.074, 0.182}, Max: 0.182}
+	var h bytes.Buffer
+	if err := WriteHTML(&h, res); err != nil {
+		t.Fatal(err)
+	}
+	want := "per-second CV CPU 0 7%, CPU 1 18% (a memory-bound probe on each CPU at once for 11 s"
+	if !strings.Contains(h.String(), want) || !strings.Contains(h.String(), "Machine noise") {
+		t.Errorf("report lacks the machine noise row %q", want)
+	}
+	if !strings.Contains(setupLine(res), want) {
+		t.Errorf("setup line %q lacks %q", setupLine(res), want)
 	}
 }

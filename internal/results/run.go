@@ -6,6 +6,7 @@ package results
 
 import (
 	"fmt"
+	"github.com/showdownlab/showdown/internal/noise"
 	"math"
 	"strconv"
 	"time"
@@ -49,6 +50,9 @@ type Machine struct {
 	Versions    map[string]string `json:"versions"`
 	GitCommit   string            `json:"git_commit,omitempty"`
 	GitDirty    bool              `json:"git_dirty,omitempty"`
+	// Noise is the machine's own per-second variation, measured before
+	// the first service started (package noise); nil when not measured.
+	Noise *noise.Floor `json:"noise,omitempty"`
 }
 
 // Run is the record of a whole plan run, written to run.json.
@@ -241,9 +245,13 @@ type Warmup struct {
 	// compiler threads used each second (a JVM's C1 and C2), where the
 	// lab could see them; the rule waits until it is low as well.
 	CompilerCPU []float64 `json:"compiler_cpu_percent,omitempty"`
-	// CV and Drift are the rule's figures over the last window.
-	CV    float64 `json:"cv,omitempty"`
-	Drift float64 `json:"drift,omitempty"`
+	// CV and Drift are the rule's figures over the last window, and
+	// MaxCV and MaxDrift the thresholds it applied: the rule's defaults,
+	// or the machine's own noise where that was larger.
+	CV       float64 `json:"cv,omitempty"`
+	Drift    float64 `json:"drift,omitempty"`
+	MaxCV    float64 `json:"max_cv,omitempty"`
+	MaxDrift float64 `json:"max_drift,omitempty"`
 }
 
 // LevelRun is one load level of a ServiceRun.

@@ -62,6 +62,23 @@ func (w *Watch) WatchCompiler(read func() time.Duration) {
 	w.compiled = read()
 }
 
+// Floor holds the rule to the machine's own noise where that is larger
+// than the rule's thresholds: cv is the machine's per-second coefficient
+// of variation (noise.Floor.Max). A series that varies no more than the
+// machine itself cannot be told from steady on that machine, and asking
+// more of it only runs every warm-up to its cap. The trend allowed grows
+// by half as much: noise of CV c gives a window's trend a spread of about
+// c, so half of it still passes by chance within seconds, while a real
+// climb (a runtime still tiering up) of that size is still caught.
+func (w *Watch) Floor(cv float64) {
+	if math.IsNaN(cv) || cv <= 0 {
+		return
+	}
+	w.rule.MaxCV = max(w.rule.MaxCV, cv)
+	w.rule.MaxDrift = max(w.rule.MaxDrift, cv/2)
+	w.Record.MaxCV, w.Record.MaxDrift = w.rule.MaxCV, w.rule.MaxDrift
+}
+
 // NewWatch starts watching a warm-up in the open or the closed model.
 // The open model's throughput is its send rate, so there the rule watches
 // the median latency; the closed model's is the throughput.
@@ -69,6 +86,9 @@ func NewWatch(wp plan.Warmup, open bool) *Watch {
 	w := &Watch{Record: &results.Warmup{Auto: wp.Auto, Steady: !wp.Auto, Metric: "throughput"}, rule: stats.DefaultSteady, open: open}
 	if w.open {
 		w.Record.Metric = "p50_ms"
+	}
+	if wp.Auto {
+		w.Record.MaxCV, w.Record.MaxDrift = w.rule.MaxCV, w.rule.MaxDrift
 	}
 	return w
 }

@@ -98,3 +98,50 @@ func TestWatchWaitsForCompiler(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchFloor holds the rule to the machine's noise where that is the
+// larger: a flat series that swings between two levels (the way this
+// machine's own speed does) is steady against a 20% floor, not against
+// the rule's 5%, and a floor below 5% changes nothing.
+func TestWatchFloor(t *testing.T) {
+	swing := func(i int) float64 { // CV about 15%, no trend
+		if i%4 < 2 {
+			return 20000
+		}
+		return 27000
+	}
+	for _, tc := range []struct {
+		name       string
+		floor      float64
+		wantSteady bool
+		wantCV     float64
+		wantDrift  float64
+	}{
+		// No floor measured: the rule's own 5%.
+		{"no floor", 0, false, stats.DefaultSteadyMaxCV, stats.DefaultSteadyMaxDrift},
+		// A quiet machine: still 5%.
+		{"quiet machine", 0.03, false, stats.DefaultSteadyMaxCV, stats.DefaultSteadyMaxDrift},
+		// A machine that swings 20% on its own: CV 20%, trend 10%.
+		{"noisy machine", 0.20, true, 0.20, 0.10},
+	} {
+		w := NewWatch(plan.Warmup{Auto: true}, false)
+		w.Floor(tc.floor)
+		steady := false
+		for i := 0; i < 30 && !steady; i++ {
+			steady = w.Observe(swing(i), time.Millisecond)
+		}
+		if steady != tc.wantSteady || w.Record.MaxCV != tc.wantCV || w.Record.MaxDrift != tc.wantDrift {
+			t.Errorf("%s: steady %v (CV %.3f, drift %.3f), thresholds %v/%v; want steady %v, thresholds %v/%v",
+				tc.name, steady, w.Record.CV, w.Record.Drift, w.Record.MaxCV, w.Record.MaxDrift, tc.wantSteady, tc.wantCV, tc.wantDrift)
+		}
+	}
+	// A trend the floor cannot hide: throughput climbing 3% a second is
+	// not steady even on a noisy machine.
+	w := NewWatch(plan.Warmup{Auto: true}, false)
+	w.Floor(0.20)
+	for i := 0; i < 30; i++ {
+		if w.Observe(10000*(1+0.03*float64(i)), time.Millisecond) {
+			t.Fatalf("a series climbing 3%% a second was called steady at second %d (drift %.3f)", i, w.Record.Drift)
+		}
+	}
+}

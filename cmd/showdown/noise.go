@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/noise"
+	"github.com/showdownlab/showdown/internal/stats"
+)
+
+func init() {
+	register(&command{
+		name:    "noise",
+		summary: "measure how much this machine's own speed varies, before trusting a spread",
+		run:     runNoise,
+	})
+}
+
+// runNoise runs the lab's machine-noise probe alone, for longer, and says
+// how much the means of 6 and 10 seconds vary too: the floor under the
+// trial-to-trial spread of levels that long.
+func runNoise(st *state, args []string) error {
+	fs := newFlagSet(st, "noise", "[--seconds 61] [--cpus 0-1]")
+	secs := fs.Int("seconds", 61, "seconds to measure (the first is dropped)")
+	cpus := fs.String("cpus", "", "CPUs to probe at the same time (default: every CPU)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0)), hint: "showdown noise --seconds 61 --cpus 0-1"}
+	}
+	if *secs < 3 || *secs > 3600 {
+		return usageError{err: fmt.Errorf("--seconds %d: want 3 to 3600", *secs), hint: "61 gives ten 6-second means"}
+	}
+	list := make([]int, runtime.NumCPU())
+	for i := range list {
+		list[i] = i
+	}
+	if *cpus != "" {
+		var err error
+		if list, err = cgroup.ParseCPUList(*cpus); err != nil {
+			return usageError{err: fmt.Errorf("--cpus %q: %v", *cpus, err), hint: "a CPU list such as 0, 0-1 or 0,2"}
+		}
+	}
+	fmt.Fprintf(st.stderr, "probing CPUs %v for %d s (%d MiB of dependent random reads each); run nothing else meanwhile\n", list, *secs, noise.WorkingSet>>20)
+	f, err := noise.Measure(st.ctx, list, *secs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(st.stdout, "| CPU | per-second rate, min - max | CV of 1 s | CV of 6 s means | CV of 10 s means |\n|--:|--:|--:|--:|--:|\n")
+	for i, c := range f.CPUs {
+		r := f.Rates[i][1:]
+		fmt.Fprintf(st.stdout, "| %d | %.0f - %.0f | %s | %s | %s |\n", c, minOf(r), maxOf(r), pct(f.CV[i]), pct(meansCV(r, 6)), pct(meansCV(r, 10)))
+	}
+	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: the warm-up rule allows it a per-second CV of max(5%%, %s).\n", pct(f.Max))
+	return nil
+}
+
+// meansCV is the CV of the means of consecutive n-value blocks of r;
+// NaN with fewer than two blocks.
+func meansCV(r []float64, n int) float64 {
+	var means []float64
+	for i := 0; i+n <= len(r); i += n {
+		means = append(means, stats.Mean(r[i:i+n]))
+	}
+	if len(means) < 2 {
+		return math.NaN()
+	}
+	return stats.CV(means)
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", v*100)
+}
+
+func minOf(r []float64) float64 {
+	m := r[0]
+	for _, v := range r {
+		m = min(m, v)
+	}
+	return m
+}
+
+func maxOf(r []float64) float64 {
+	m := r[0]
+	for _, v := range r {
+		m = max(m, v)
+	}
+	return m
+}
