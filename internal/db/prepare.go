@@ -378,7 +378,15 @@ func Reset(ctx context.Context, workload string, s Servers) error {
 		return err
 	}
 	defer c.close()
+	// A service that left a transaction open holds locks the reset needs;
+	// waiting for them would hang the run for good.
+	if err := c.exec(ctx, lockWait(c, ResetLockWait)); err != nil {
+		return fmt.Errorf("workload %s: bound the reset's lock wait: %w", workload, err)
+	}
 	if err := execFile(ctx, c, workload, "reset.sql", stmts); err != nil {
+		if n := openTransactions(c); n != "" {
+			return fmt.Errorf("%w\nhint: %s: the service left its transactions open (a connection back in its pool inside BEGIN .. COMMIT); the reset waited %s for their locks", err, n, ResetLockWait)
+		}
 		return err
 	}
 	if _, isPG := c.(pgConn); isPG {
@@ -389,6 +397,36 @@ func Reset(ctx context.Context, workload string, s Servers) error {
 		}
 	}
 	return nil
+}
+
+// ResetLockWait bounds how long Reset waits for a lock another session
+// holds (a variable for the tests).
+var ResetLockWait = 30 * time.Second
+
+// lockWait is the statement that bounds c's session's lock waits to d.
+func lockWait(c conn, d time.Duration) string {
+	if _, isPG := c.(pgConn); isPG {
+		return fmt.Sprintf("SET lock_timeout = '%dms'", d.Milliseconds())
+	}
+	// TRUNCATE waits on the table's metadata lock; rows wait on InnoDB's.
+	s := int(d.Seconds())
+	return fmt.Sprintf("SET SESSION lock_wait_timeout = %d, innodb_lock_wait_timeout = %d", s, s)
+}
+
+// openTransactions says how many other sessions sit inside a transaction
+// now, and for how long the oldest has; "" when none or unknown.
+func openTransactions(c conn) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	q := `SELECT count(*), coalesce(max(extract(epoch FROM now() - xact_start))::int, 0) FROM pg_stat_activity WHERE state IN ('idle in transaction', 'idle in transaction (aborted)') AND pid <> pg_backend_pid()`
+	if _, isPG := c.(pgConn); !isPG {
+		q = `SELECT count(*), coalesce(max(timestampdiff(SECOND, trx_started, now())), 0) FROM information_schema.innodb_trx`
+	}
+	_, v, err := c.row(ctx, q)
+	if err != nil || len(v) < 2 || v[0] == "0" {
+		return ""
+	}
+	return fmt.Sprintf("%s session(s) inside a transaction, the oldest for %s s", v[0], v[1])
 }
 
 // Audit checks the workload's invariants in the database directly with the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -216,6 +217,36 @@ func TestBankReset(t *testing.T) {
 	// Ids start again at 1.
 	if id := p.client(10); id != 1 {
 		t.Errorf("first id after Reset = %d, want 1", id)
+	}
+}
+
+// TestResetOpenTransaction: a service connection left inside a
+// transaction holds locks TRUNCATE needs; Reset gives up after
+// ResetLockWait and says why, instead of hanging the run, and works again
+// once the transaction ends.
+func TestResetOpenTransaction(t *testing.T) {
+	s := servers(t)
+	ctx := context.Background()
+	if _, err := Prepare(ctx, "bank", s, PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := contract(t, s, "bank")
+	seedBank(p)
+	p.exec("BEGIN")
+	p.int("SELECT count(*) FROM (" + p.q["lock_clients"] + ") l", int64(1), int64(2))
+	defer func(d time.Duration) { ResetLockWait = d }(ResetLockWait)
+	ResetLockWait = time.Second
+	start := time.Now()
+	err := Reset(ctx, "bank", s)
+	if err == nil || !strings.Contains(err.Error(), "1 session(s) inside a transaction") || !strings.Contains(err.Error(), "left its transactions open") {
+		t.Errorf("Reset beside an open transaction: %v; want a lock timeout naming it", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("Reset waited %s for a 1 s lock wait", took)
+	}
+	p.exec("ROLLBACK")
+	if err := Reset(ctx, "bank", s); err != nil {
+		t.Fatalf("Reset after the transaction ended: %v", err)
 	}
 }
 

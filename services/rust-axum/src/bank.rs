@@ -248,9 +248,15 @@ impl Drop for Tx {
 /// transfer, COMMIT), the same statements in the contract's order. All of
 /// it runs before deadline (DB_QUERY_TIMEOUT from the start); a COMMIT that
 /// fails or runs out of time is in doubt.
+///
+/// The guard exists before BEGIN goes out: hyper drops a request's future
+/// when its client disconnects, and a connection dropped inside BEGIN ..
+/// COMMIT without it went back to the pool idle in transaction, holding
+/// both clients' row locks for good (the lab's reset between levels then
+/// waited on them forever).
 async fn move_money(conn: Object, from: i64, to: i64, amount: i64, deadline: Instant) -> Result<i64, Failure> {
-    let id = within_until(deadline, before_commit(&conn, from, to, amount)).await;
     let mut tx = Tx { conn: Some(conn), open: true };
+    let id = within_until(deadline, before_commit(tx.conn.as_ref().expect("set above"), from, to, amount)).await;
     let id = match id {
         Ok(Ok(id)) => id,
         Ok(Err(refusal)) => {
