@@ -233,7 +233,7 @@ func TestResetOpenTransaction(t *testing.T) {
 	p := contract(t, s, "bank")
 	seedBank(p)
 	p.exec("BEGIN")
-	p.int("SELECT count(*) FROM (" + p.q["lock_clients"] + ") l", int64(1), int64(2))
+	p.int("SELECT count(*) FROM ("+p.q["lock_clients"]+") l", int64(1), int64(2))
 	defer func(d time.Duration) { ResetLockWait = d }(ResetLockWait)
 	ResetLockWait = time.Second
 	start := time.Now()
