@@ -6,15 +6,15 @@
 # memory before and after warm-up and load, and artifact size.
 # With TRIALS=3 (or more) every cell is measured on that many fresh starts
 # and the table gives the mean and the trial-to-trial CV of throughput.
-# Usage: [SERVICES="go-stdlib rust-axum"] [TRIALS=3] bench/services.sh [extra showdown run flags]
+# Usage: [SERVICES="go-stdlib rust-axum"] [WORKLOADS="string sku"] [TRIALS=3] [KEEP=dir] bench/services.sh [extra showdown run flags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/showdown ./cmd/showdown
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 - bench/services.yaml "$out/plan.yaml" "${SERVICES:-}" "${TRIALS:-}" <<'PY'
+python3 - bench/services.yaml "$out/plan.yaml" "${SERVICES:-}" "${TRIALS:-}" "${WORKLOADS:-}" <<'PY'
 import sys
-src, dst, services, trials = sys.argv[1:5]
+src, dst, services, trials, wls = sys.argv[1:6]
 lines, skip = [], False
 for line in open(src):
     if services and line.startswith("implementations:"):
@@ -24,6 +24,8 @@ for line in open(src):
     if skip and line.startswith("  - "):
         continue
     skip = False
+    if wls and line.startswith("workloads:"):
+        line = "workloads: [" + ", ".join(wls.split()) + "]\n"
     if trials and line.startswith("trials:"):
         line = f"trials: {int(trials)}\n"
     lines.append(line)
@@ -31,6 +33,8 @@ open(dst, "w").writelines(lines)
 PY
 bin/showdown run --results "$out" "$@" "$out/plan.yaml" >/dev/null
 dir=$(ls -d "$out"/*/ | head -1)
+# KEEP=folder keeps the run's results (run.json, levels, report) there.
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$dir" "$KEEP"/; fi
 python3 - "$dir/run.json" <<'PY'
 import json, statistics, sys
 run = json.load(open(sys.argv[1]))
@@ -44,6 +48,10 @@ m = run["machine"]
 load = run["plan"]["load"]
 print(f'{m["cpu_model"]}, {m["cpus"]} CPUs; commit {m.get("git_commit", "?")[:12]}; {load["levels"][0]} users, '
       f'{load["duration"]} per cell, {run["plan"]["trials"]} trial(s) (fresh starts)')
+n = m.get("noise")
+if n:
+    print('machine noise before the run (per-second CV of a memory-bound probe): ' +
+          ', '.join(f'CPU {c} {v * 100:.0f}%' for c, v in zip(n["cpus"], n["cv"])))
 print(f'{"workload":<8} {"implementation":<14} {"req/s":>9} {"CV %":>5} {"ratio":>6} {"p99 ms":>8} {"CPU %":>6} {"RSS MiB":>8} '
       f'{"err %":>6} {"gen CPU %":>9} {"disturbed":>9}')
 mean = lambda xs: sum(xs) / len(xs)
