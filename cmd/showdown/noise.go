@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/noise"
@@ -52,7 +53,7 @@ func runNoise(st *state, args []string) error {
 	fmt.Fprintf(st.stdout, "| CPU | per-second rate, min - max | CV of 1 s | CV of 6 s means | CV of 10 s means |\n|--:|--:|--:|--:|--:|\n")
 	for i, c := range f.CPUs {
 		r := f.Rates[i][1:]
-		fmt.Fprintf(st.stdout, "| %d | %.0f - %.0f | %s | %s | %s |\n", c, minOf(r), maxOf(r), pct(f.CV[i]), pct(meansCV(r, 6)), pct(meansCV(r, 10)))
+		fmt.Fprintf(st.stdout, "| %d | %.0f - %.0f | %s | %s | %s |\n", c, slices.Min(r), slices.Max(r), pct(f.CV[i]), pct(meansCV(r, 6)), pct(meansCV(r, 10)))
 	}
 	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: the warm-up rule allows it a per-second CV of max(5%%, %s).\n", pct(f.Max))
 	return nil
@@ -76,20 +77,4 @@ func pct(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", v*100)
-}
-
-func minOf(r []float64) float64 {
-	m := r[0]
-	for _, v := range r {
-		m = min(m, v)
-	}
-	return m
-}
-
-func maxOf(r []float64) float64 {
-	m := r[0]
-	for _, v := range r {
-		m = max(m, v)
-	}
-	return m
 }
