@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
@@ -54,6 +56,9 @@ type execution struct {
 	// skuIndex is whether the sku table has its index now (the
 	// database dimension switches it).
 	skuIndex bool
+	// mu keeps lines and warnings whole while builds and the databases'
+	// start run side by side.
+	mu sync.Mutex
 }
 
 // Run executes p and returns the results folder and its record. A failure
@@ -89,9 +94,23 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	for _, m := range ms {
 		x.manifests[m.Name] = m
 	}
-	x.build(ctx)
-	if err := x.startDatabases(ctx); err != nil {
-		return dir, x.rec, err
+	// The builds and the databases' start (initdb, data) are independent
+	// and neither is measured: they run side by side. A database that
+	// fails to start stops the builds, as nothing could be measured.
+	bctx, stopBuilds := context.WithCancel(ctx)
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		x.build(bctx)
+	}()
+	dbErr := x.startDatabases(ctx)
+	if dbErr != nil {
+		stopBuilds()
+	}
+	<-built
+	stopBuilds()
+	if dbErr != nil {
+		return dir, x.rec, dbErr
 	}
 	defer x.dbs.Stop()
 	x.measureNoise(ctx)
@@ -159,6 +178,8 @@ func sanitizeName(s string) string {
 }
 
 func (x *execution) say(format string, args ...any) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	if x.progress != nil {
 		x.progress.line(fmt.Sprintf(format, args...))
 		return
@@ -170,7 +191,9 @@ func (x *execution) say(format string, args ...any) {
 
 func (x *execution) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	x.mu.Lock()
 	x.rec.Warnings = append(x.rec.Warnings, msg)
+	x.mu.Unlock()
 	x.say("warning: %s", msg)
 }
 
@@ -183,10 +206,17 @@ func (w sayWriter) Write(b []byte) (int, error) {
 }
 
 // build builds every service the plan uses, once; cached builds are free.
+// Builds of one language take turns, as they share a toolchain's local
+// store (two Maven processes downloading into one ~/.m2 at once can
+// corrupt it); languages build side by side, one per CPU, so that a long
+// single-threaded step (rust-axum's link-time optimisation, a JVM's
+// training run) leaves the other CPUs to the next build.
 func (x *execution) build(ctx context.Context) {
 	if err := os.MkdirAll(filepath.Join(x.dir, "builds"), 0o755); err != nil {
 		return
 	}
+	var langs [][]string // service names by language, in plan order
+	lane := map[string]int{}
 	for _, im := range x.plan.Implementations {
 		name := im.Service
 		if _, done := x.rec.Builds[name]; done {
@@ -199,29 +229,57 @@ func (x *execution) build(ctx context.Context) {
 			b.Error = "no manifest services/" + name + "/showdown.yaml"
 			continue
 		}
-		logPath := filepath.Join(x.dir, "builds", name+".log")
-		f, err := atomicfile.Create(logPath, 0o644)
-		if err != nil {
-			b.Error = err.Error()
-			continue
+		i, ok := lane[m.Language]
+		if !ok {
+			i = len(langs)
+			lane[m.Language] = i
+			langs = append(langs, nil)
 		}
-		x.say("building %s", name)
-		res, err := m.Build(ctx, f)
-		if cerr := f.Commit(); cerr != nil {
-			x.warn("%s: %v", logPath, cerr)
-		}
-		b.Cached, b.Seconds, b.ArtifactBytes = res.Cached, res.Duration.Seconds(), res.ArtifactBytes
-		if err != nil {
-			b.Error = err.Error()
-			b.LogTail = tailFile(logPath, 30)
-			x.warn("%s failed to build: %v", name, err)
-			continue
-		}
-		if res.Cached {
-			x.say("built %s (cached)", name)
-		} else {
-			x.say("built %s in %.1fs", name, res.Duration.Seconds())
-		}
+		langs[i] = append(langs[i], name)
+	}
+	work := make(chan []string)
+	var wg sync.WaitGroup
+	for range min(runtime.NumCPU(), len(langs)) {
+		wg.Go(func() {
+			for names := range work {
+				for _, name := range names {
+					x.buildOne(ctx, x.manifests[name], x.rec.Builds[name])
+				}
+			}
+		})
+	}
+	for _, names := range langs {
+		work <- names
+	}
+	close(work)
+	wg.Wait()
+}
+
+// buildOne builds m into b, its log in builds/<name>.log.
+func (x *execution) buildOne(ctx context.Context, m *service.Manifest, b *results.Build) {
+	name := m.Name
+	logPath := filepath.Join(x.dir, "builds", name+".log")
+	f, err := atomicfile.Create(logPath, 0o644)
+	if err != nil {
+		b.Error = err.Error()
+		return
+	}
+	x.say("building %s", name)
+	res, err := m.Build(ctx, f)
+	if cerr := f.Commit(); cerr != nil {
+		x.warn("%s: %v", logPath, cerr)
+	}
+	b.Cached, b.Seconds, b.ArtifactBytes = res.Cached, res.Duration.Seconds(), res.ArtifactBytes
+	if err != nil {
+		b.Error = err.Error()
+		b.LogTail = tailFile(logPath, 30)
+		x.warn("%s failed to build: %v", name, err)
+		return
+	}
+	if res.Cached {
+		x.say("built %s (cached)", name)
+	} else {
+		x.say("built %s in %.1fs", name, res.Duration.Seconds())
 	}
 }
 

@@ -47,6 +47,7 @@ type Instance struct {
 	url     string
 	started time.Time
 	tail    *lockedTail
+	tmp     string // the service's own TMPDIR, removed when it has exited
 
 	done     chan struct{} // closed when the leader has exited
 	exitCode int
@@ -80,6 +81,14 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 		set[k] = v
 	}
 	set["PORT"] = strconv.Itoa(port)
+	// A TMPDIR of its own, removed once it has exited: what a service
+	// leaves there when it is killed (Python's multiprocess metrics, a
+	// crash's temporary files) does not pile up in /tmp.
+	tmp, err := os.MkdirTemp("", "showdown-"+m.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", m.Name, err)
+	}
+	set["TMPDIR"] = tmp
 	env := m.environ(false, set)
 	host := "127.0.0.1"
 	for _, kv := range env {
@@ -90,6 +99,7 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 
 	r, w, err := os.Pipe()
 	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	cmd := exec.Command(lookPath(m.Run[0], m.Dir, env), m.Run[1:]...)
@@ -106,6 +116,7 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 		cmd:    cmd,
 		url:    "http://" + net.JoinHostPort(host, strconv.Itoa(port)),
 		tail:   &lockedTail{t: newTail(logTailBytes)},
+		tmp:    tmp,
 		done:   make(chan struct{}),
 		copied: make(chan struct{}),
 	}
@@ -114,6 +125,7 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 	w.Close()
 	if err != nil {
 		r.Close()
+		os.RemoveAll(tmp)
 		return nil, &StartError{Service: m.Name, Reason: err.Error(), Advice: startHint(m, err)}
 	}
 	out := io.Writer(i.tail)
@@ -131,6 +143,7 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 		if err != nil && !errors.As(err, new(*exec.ExitError)) {
 			i.waitErr = err
 		}
+		os.RemoveAll(i.tmp)
 		close(i.done)
 	}()
 	return i, nil
@@ -316,6 +329,8 @@ func (i *Instance) Stop(timeout time.Duration) error {
 		case <-i.copied:
 		case <-time.After(2 * time.Second):
 		}
+		// Again, for what the processes it spawned wrote after it exited.
+		os.RemoveAll(i.tmp)
 	})
 	return i.stopErr
 }

@@ -228,7 +228,7 @@ func TestStartHealthStop(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"DATABASE_URL", "DB_POOL_SIZE", "HOST", "PORT", "TINY_KNOB"}
+	want := []string{"DATABASE_URL", "DB_POOL_SIZE", "HOST", "PORT", "TINY_KNOB", "TMPDIR"}
 	for _, k := range passEnv {
 		if _, ok := os.LookupEnv(k); ok {
 			want = append(want, k)
@@ -241,6 +241,19 @@ func TestStartHealthStop(t *testing.T) {
 	if !slices.Contains(env, "DB_POOL_SIZE=7") || !slices.Contains(env, "TINY_KNOB=on") || !slices.Contains(env, "HOST=127.0.0.1") {
 		t.Errorf("service environment %v lacks the values set", env)
 	}
+	// Its TMPDIR is its own, and goes with it.
+	var tmp string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			tmp = v
+		}
+	}
+	if filepath.Dir(tmp) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(tmp), "showdown-tiny-") {
+		t.Errorf("TMPDIR = %q, want a showdown-tiny-* folder in %s", tmp, os.TempDir())
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "left-behind"), []byte("x"), 0o600); err != nil {
+		t.Fatalf("the service's TMPDIR: %v", err)
+	}
 
 	pid := inst.PID()
 	if err := inst.Stop(5 * time.Second); err != nil {
@@ -251,6 +264,9 @@ func TestStartHealthStop(t *testing.T) {
 	}
 	if err := inst.Stop(time.Second); err != nil {
 		t.Errorf("second Stop: %v, want nil (idempotent)", err)
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the service's TMPDIR %s after Stop: %v, want it removed", tmp, err)
 	}
 	if !strings.Contains(inst.LogTail(5), "bye") {
 		t.Errorf("log tail %q lacks the service's goodbye", inst.LogTail(5))
