@@ -2,18 +2,26 @@
 # Is showdown's steady state the service's steady state? For each service,
 # in one go:
 #   1. `showdown run` on `string` at 50 users with the lab's warm-up rule
-#      (warmup: auto, at most 3 minutes), 15 s measured: showdown's figure;
+#      (warmup: auto, at most 4 minutes), 15 s measured: showdown's figure;
 #   2. a fresh start of the same service (`showdown up`, on the CPU the lab
 #      gives services), warmed by wrk for WARM seconds (default 180) and then
 #      measured by wrk for 15 s at 50 connections: wrk's figure;
-# and prints both with their ratio. showdown's figure should be within 10%
-# of wrk's: a larger gap means the lab measured before the service was warm
-# (or the generators differ, which bench/generators.sh measures).
+#   3. on that same warm process, ROUNDS pairs (default 3) of `showdown
+#      attack` and wrk, 15 s each, one after the other: the paired ratio.
+# and prints the figures with their ratios. showdown's figure should be
+# within 10% of wrk's: a larger gap means the lab measured before the
+# service was warm, the generators differ, or the two starts (and minutes)
+# differ. The paired ratio tells them apart: it compares the two generators
+# on one warm process, so a first ratio far from 1 beside a paired one
+# near 1 is the service's start-to-start and minute-to-minute spread, not
+# an early end of the warm-up.
 # Usage: bench/steady.sh [service ...]   (default: go-stdlib java-spring node-http)
-# Environment: WARM (wrk's warm-up seconds, default 180), PORT (default 18480).
+# Environment: WARM (wrk's warm-up seconds, default 180), ROUNDS (default 3),
+# PORT (default 18480).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 warm=${WARM:-180}
+rounds=${ROUNDS:-3}
 port=${PORT:-18480}
 services=("$@")
 [ ${#services[@]} -gt 0 ] || services=(go-stdlib java-spring node-http)
@@ -39,7 +47,7 @@ LUA
 wrk_rps() { awk '/^Requests\/sec:/ {print $2}'; }
 
 printf '%s, %s CPUs, load average %s; wrk warm-up %ss\n' "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$warm"
-printf '%-14s %12s %9s %6s %12s %8s %s\n' service showdown warm-up steady wrk ratio verdict
+printf '%-14s %12s %9s %6s %12s %8s %-20s %s\n' service showdown warm-up steady wrk ratio verdict "paired (range)"
 for svc in "${services[@]}"; do
 	# 1. showdown run, the lab's placement and warm-up rule.
 	cat >"$out/plan.yaml" <<YAML
@@ -53,7 +61,7 @@ load:
   ramp_up: 1s
   duration: 15s
   warmup: auto
-  warmup_max: 3m
+  warmup_max: 4m
 trials: 1
 YAML
 	rm -rf "$out/results"
@@ -73,12 +81,24 @@ PY
 	url="http://127.0.0.1:$port/uppercase"
 	taskset -c 1 wrk -t1 -c50 -d"${warm}s" -s "$out/post.lua" "$url" >/dev/null
 	wk=$(taskset -c 1 wrk -t1 -c50 -d15s -s "$out/post.lua" "$url" | wrk_rps)
+	pairs=
+	for _ in $(seq "$rounds"); do
+		a=$(taskset -c 1 bin/showdown attack --users 50 --ramp-up 1s --duration 15s --method POST \
+			--header 'Content-Type: application/json' --body '{"s":"hello"}' "$url" 2>/dev/null |
+			awk '/Throughput\/s/ {getline; print $(NF-2)}')
+		w=$(taskset -c 1 wrk -t1 -c50 -d15s -s "$out/post.lua" "$url" | wrk_rps)
+		pairs="$pairs $a/$w"
+	done
 	kill -INT "$up_pid"; wait "$up_pid" 2>/dev/null || true; up_pid=
-	python3 - "$svc" "$sd" "$wu" "$steady" "$wk" <<'PY'
+	python3 - "$svc" "$sd" "$wu" "$steady" "$wk" $pairs <<'PY'
 import sys
 svc, sd, wu, steady, wk = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], float(sys.argv[5])
 r = sd / wk if wk else 0
-print(f'{svc:<14} {sd:>12.0f} {wu + "s":>9} {steady:>6} {wk:>12.0f} {r:>7.2f}x {"within 10%" if abs(r - 1) <= 0.10 else "OFF BY MORE THAN 10%"}')
+ratios = [float(a) / float(w) for a, w in (p.split("/") for p in sys.argv[6:]) if a and w and float(w)]
+paired = (f'{sum(ratios) / len(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})' if ratios else "-")
+print(f'{svc:<14} {sd:>12.0f} {wu + "s":>9} {steady:>6} {wk:>12.0f} {r:>7.2f}x {"within 10%" if abs(r - 1) <= 0.10 else "OFF BY MORE THAN 10%":<20} {paired}')
+for p in sys.argv[6:]:
+    print(f'{"":<14} pair showdown/wrk: {p}')
 PY
 done
 printf 'load average after: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

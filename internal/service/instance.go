@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,10 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 	// A TMPDIR of its own, removed once it has exited: what a service
 	// leaves there when it is killed (Python's multiprocess metrics, a
 	// crash's temporary files) does not pile up in /tmp.
-	tmp, err := os.MkdirTemp("", "showdown-"+m.Name+"-")
+	// Its name carries showdown's pid, so that a later showdown removes
+	// the folders of one that was killed before it could.
+	staleTmpOnce.Do(removeStaleTmp)
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("showdown-%d-%s-", os.Getpid(), m.Name))
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", m.Name, err)
 	}
@@ -147,6 +151,26 @@ func Start(ctx context.Context, m *Manifest, opts StartOptions) (*Instance, erro
 		close(i.done)
 	}()
 	return i, nil
+}
+
+var staleTmpOnce sync.Once
+
+// removeStaleTmp removes the services' TMPDIRs (showdown-PID-NAME-*) left
+// by showdown processes that no longer exist: killed with SIGKILL, they
+// could not remove them.
+func removeStaleTmp() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "showdown-*-*-*"))
+	for _, d := range dirs {
+		rest, _ := strings.CutPrefix(filepath.Base(d), "showdown-")
+		digits, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(digits)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 func startHint(m *Manifest, err error) string {

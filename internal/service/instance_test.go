@@ -248,8 +248,8 @@ func TestStartHealthStop(t *testing.T) {
 			tmp = v
 		}
 	}
-	if filepath.Dir(tmp) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(tmp), "showdown-tiny-") {
-		t.Errorf("TMPDIR = %q, want a showdown-tiny-* folder in %s", tmp, os.TempDir())
+	if prefix := fmt.Sprintf("showdown-%d-tiny-", os.Getpid()); filepath.Dir(tmp) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(tmp), prefix) {
+		t.Errorf("TMPDIR = %q, want a %s* folder in %s", tmp, prefix, os.TempDir())
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "left-behind"), []byte("x"), 0o600); err != nil {
 		t.Fatalf("the service's TMPDIR: %v", err)
@@ -427,6 +427,15 @@ func TestServiceDiesWithShowdown(t *testing.T) {
 	parent.Process.Kill()
 	parent.Wait()
 	assertGroupGone(t, pid)
+	// Nor to remove the service's TMPDIR: the next showdown does.
+	left := filepath.Join(os.TempDir(), fmt.Sprintf("showdown-%d-tiny-*", parent.Process.Pid))
+	if dirs, _ := filepath.Glob(left); len(dirs) != 1 {
+		t.Fatalf("%d folders %s after the parent was killed, want its service's one", len(dirs), left)
+	}
+	removeStaleTmp()
+	if dirs, _ := filepath.Glob(left); len(dirs) != 0 {
+		t.Errorf("%v still there after removeStaleTmp", dirs)
+	}
 }
 
 // syncWriter serializes writes to w.
