@@ -421,9 +421,10 @@ func verifyOne(st *state, o verifyOptions, m *service.Manifest, ws []string, dbs
 			}
 			return s.Resume()
 		},
-		Statements: dbs.Statements,
-		Terminate:  func() error { return svc.Signal(syscall.SIGTERM) },
-		Exited:     svc.Wait,
+		Statements:       dbs.Statements,
+		OpenTransactions: dbs.OpenTransactions,
+		Terminate:        func() error { return svc.Signal(syscall.SIGTERM) },
+		Exited:           svc.Wait,
 	}
 	before := t.failed
 	verify.Run(ctx, target, t.report)

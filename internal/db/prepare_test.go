@@ -232,8 +232,16 @@ func TestResetOpenTransaction(t *testing.T) {
 	}
 	p := contract(t, s, "bank")
 	seedBank(p)
+	openTx := func(want int) {
+		t.Helper()
+		if n, err := OpenTransactions(ctx, "bank", s); err != nil || n != want {
+			t.Errorf("OpenTransactions = %d, %v; want %d", n, err, want)
+		}
+	}
+	openTx(0)
 	p.exec("BEGIN")
 	p.int("SELECT count(*) FROM ("+p.q["lock_clients"]+") l", int64(1), int64(2))
+	openTx(1)
 	defer func(d time.Duration) { ResetLockWait = d }(ResetLockWait)
 	ResetLockWait = time.Second
 	start := time.Now()
@@ -245,6 +253,7 @@ func TestResetOpenTransaction(t *testing.T) {
 		t.Errorf("Reset waited %s for a 1 s lock wait", took)
 	}
 	p.exec("ROLLBACK")
+	openTx(0)
 	if err := Reset(ctx, "bank", s); err != nil {
 		t.Fatalf("Reset after the transaction ended: %v", err)
 	}

@@ -116,3 +116,47 @@ func (s *server) signalAll(sig syscall.Signal) error {
 	}
 	return nil
 }
+
+// OpenTransactions returns how many sessions of the service's login sit
+// inside a transaction while waiting for the service (PostgreSQL's "idle
+// in transaction", MariaDB's sleeping connections with an InnoDB
+// transaction) on the database of workload. A service that hands a
+// connection back to its pool between BEGIN and COMMIT leaves one: it
+// holds its row locks until the pool closes it.
+func OpenTransactions(ctx context.Context, workload string, s Servers) (int, error) {
+	var n int
+	switch workloads.Database(workload) {
+	case "postgres":
+		if s.Postgres == nil {
+			return 0, fmt.Errorf("workload %s needs PostgreSQL, which is not started", workload)
+		}
+		c, err := pgx.Connect(ctx, s.Postgres.adminURL(s.Postgres.Port(), dbName))
+		if err != nil {
+			return 0, fmt.Errorf("PostgreSQL: open transactions: %w", err)
+		}
+		defer c.Close(context.Background())
+		err = c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 "+
+			"AND state IN ('idle in transaction', 'idle in transaction (aborted)')", dbUser).Scan(&n)
+		if err != nil {
+			return 0, fmt.Errorf("PostgreSQL: open transactions: %w", err)
+		}
+	case "mysql":
+		if s.MariaDB == nil {
+			return 0, fmt.Errorf("workload %s needs MariaDB, which is not started", workload)
+		}
+		db, err := s.MariaDB.openAdmin(s.MariaDB.Port())
+		if err != nil {
+			return 0, err
+		}
+		defer db.Close()
+		err = db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.innodb_trx t "+
+			"JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id "+
+			"WHERE p.user = ? AND p.command = 'Sleep'", dbUser).Scan(&n)
+		if err != nil {
+			return 0, fmt.Errorf("MariaDB: open transactions: %w", err)
+		}
+	default:
+		return 0, fmt.Errorf("workload %q has no database", workload)
+	}
+	return n, nil
+}

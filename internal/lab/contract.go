@@ -68,6 +68,9 @@ const ContractRetryPause = time.Second
 // them into c.
 func (x *execution) runSuite(ctx context.Context, svc *stack.Service, w string, c *results.Contract) {
 	t := verify.Target{BaseURL: svc.URL(), Workloads: []string{w}, KnownSKUs: x.known, NonDestructive: true}
+	if x.dbs != nil {
+		t.OpenTransactions = x.dbs.OpenTransactions
+	}
 	verify.Run(ctx, t, func(r verify.Result) {
 		switch r.Status {
 		case verify.Pass:

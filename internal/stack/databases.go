@@ -228,6 +228,12 @@ func (d *Databases) Statements(ctx context.Context, w string) (int64, error) {
 	return db.Statements(ctx, w, d.Servers)
 }
 
+// OpenTransactions counts the service login's sessions waiting inside a
+// transaction on the database of workload w (db.OpenTransactions).
+func (d *Databases) OpenTransactions(ctx context.Context, w string) (int, error) {
+	return db.OpenTransactions(ctx, w, d.Servers)
+}
+
 // Prepare creates the schema and loads the data of each workload in ws
 // that has a database, and returns the sku ids the sku workload knows (nil
 // without sku).

@@ -144,6 +144,7 @@ func bankStages(t Target) []stage {
 		routeLabelCheck("bank", "/client/new/{balance}", func() (request, error) { return post("/client/new/1", ""), nil }),
 		routeLabelCheck("bank", "/transaction", func() (request, error) { return post("/transaction", `{}`), nil }),
 		check{workload: "bank", name: "bank/concurrent transfers keep every invariant", run: checkBankConcurrency},
+		check{workload: "bank", name: "bank/transfers cut mid-flight leave no transaction open", run: checkCutTransfers},
 	)
 	return []stage{setup, table, after}
 }

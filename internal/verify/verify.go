@@ -54,6 +54,9 @@ type Target struct {
 	// Statements counts the statements the service's login has run on the
 	// workload's database so far (the harness's own not counted).
 	Statements func(ctx context.Context, workload string) (int64, error)
+	// OpenTransactions counts the service login's sessions waiting inside
+	// a transaction on the workload's database (db.OpenTransactions).
+	OpenTransactions func(ctx context.Context, workload string) (int, error)
 	// NonDestructive leaves out the checks that stop or freeze the
 	// database or stop the service (the outage, hung-database and shutdown
 	// checks): what `showdown run` checks before load, on the very start
