@@ -22,7 +22,7 @@ import (
 const (
 	DefaultTrials    = 1
 	DefaultDuration  = 10 * time.Second
-	DefaultWarmupMax = 4 * time.Minute // java-spring on one CPU was steady after 135-207 s on string (services/java-spring/README.md)
+	DefaultWarmupMax = 4 * time.Minute // java-spring on one CPU was steady on string after 135-207 s in eight starts, still compiling at the cap in two (plans/README.md)
 	DefaultTrialsMax = 10
 	DefaultTimeout   = 30 * time.Second
 	// DefaultIterationsMax caps a level with iterations per user when the
