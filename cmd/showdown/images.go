@@ -11,6 +11,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/images"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
@@ -30,7 +31,7 @@ func runImages(st *state, args []string) error {
 		}
 		return usageError{err: errors.New("images: the one subcommand is build"), hint: "showdown images build go-stdlib showdown"}
 	}
-	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME...]\n\nBuilds the images of the named implementations and of showdown (all when none is named)\nwith COPY-only Containerfiles from images/, records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
+	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME...]\n\nBuilds the images of the named implementations and of showdown (all when none is named)\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
 	push := fs.String("push", "", "push the images to `REGISTRY` (e.g. registry.example.com/team)")
 	tag := fs.String("tag", images.DefaultTag, "image `tag`")
 	record := fs.String("record", filepath.Join("bin", "images.json"), "write the images' sizes to this `file`")
@@ -39,8 +40,7 @@ func runImages(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	cwd, _ := os.Getwd()
-	root, err := service.FindRoot(cwd)
+	root, err := stack.Root(st.getenv)
 	if err != nil {
 		return err
 	}
@@ -86,6 +86,10 @@ func runImages(st *state, args []string) error {
 		img, err := b.Build(st.ctx, todo[n])
 		if err != nil {
 			fmt.Fprintf(st.stderr, "showdown: %v\n", err)
+			var h hinted
+			if errors.As(err, &h) && h.Hint() != "" {
+				fmt.Fprintf(st.stderr, "hint: %s\n", h.Hint())
+			}
 			failed = append(failed, n)
 			continue
 		}
@@ -101,9 +105,10 @@ func runImages(st *state, args []string) error {
 		built = append(built, img)
 	}
 	tw := tabwriter.NewWriter(st.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "image\trecipe\timage size\tartifact size\tentrypoint\tuser\t")
+	fmt.Fprintln(tw, "image\trecipe\tbase\timage size\tover base\tartifact size\tentrypoint\tuser\t")
 	for _, img := range built {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", img.Ref, img.Recipe, mib(img.Bytes), mib(img.ArtifactBytes), strings.Join(img.Entrypoint, " "), img.User)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", img.Ref, img.Recipe, img.Base, mib(img.Bytes), mib(img.Bytes-img.BaseBytes),
+			mib(img.ArtifactBytes), strings.Join(img.Entrypoint, " "), img.User)
 	}
 	tw.Flush()
 	if len(built) > 0 && *record != "" {

@@ -1,7 +1,8 @@
-// Package images builds a container image per implementation and one for
-// showdown itself, with COPY-only Containerfiles (images/), so they build
-// where no container can run: static binaries on scratch, everything else
-// on a minimal Debian file system made locally and imported.
+// Package images builds a container image per implementation, from the
+// COPY-only Containerfile its service folder carries, and one for showdown
+// itself, so they build where no container can run. The harness owns the
+// shared bases the recipes build on (minimal Debian file systems made
+// locally and imported, a jlinked JRE, node) and the recipes' discovery.
 package images
 
 import (
@@ -27,17 +28,11 @@ const (
 	// showdown k8s expects them.
 	DefaultRegistry = "localhost/showdown"
 	DefaultTag      = "latest"
-	// DefaultSuite is the Debian release of the base file system.
+	// DefaultSuite is the Debian release of the shared bases.
 	DefaultSuite = "bookworm"
 	// ShowdownImage is the name of showdown's own image.
 	ShowdownImage = "showdown"
 )
-
-// jlinkModules are the JDK modules a Spring Boot service on Tomcat with
-// JDBC, JMX metrics and TLS needs; the rest of the JDK stays out.
-var jlinkModules = []string{"java.base", "java.compiler", "java.desktop", "java.instrument", "java.logging", "java.management",
-	"java.naming", "java.net.http", "java.prefs", "java.rmi", "java.scripting", "java.security.jgss", "java.sql",
-	"java.xml", "jdk.crypto.ec", "jdk.jfr", "jdk.management", "jdk.net", "jdk.unsupported", "jdk.zipfs"}
 
 // Tool is the image builder found on this machine.
 type Tool struct {
@@ -166,10 +161,17 @@ func (t Tool) Inspect(ctx context.Context, ref string) (Info, error) {
 
 // Image is one built image.
 type Image struct {
-	Name          string   `json:"name"`
-	Ref           string   `json:"ref"`
-	Recipe        string   `json:"recipe"`
-	Bytes         int64    `json:"image_bytes"`
+	Name string `json:"name"`
+	Ref  string `json:"ref"`
+	// Recipe is the Containerfile, relative to the repository root.
+	Recipe string `json:"recipe"`
+	// Base is the image the recipe builds on ("scratch" for none), and
+	// BaseBytes its size.
+	Base      string `json:"base"`
+	BaseBytes int64  `json:"base_bytes"`
+	Bytes     int64  `json:"image_bytes"`
+	// ArtifactBytes is the build's artifact as the manifest names it (the
+	// size the local runner records), or showdown's binary.
 	ArtifactBytes int64    `json:"artifact_bytes"`
 	Entrypoint    []string `json:"entrypoint"`
 	User          string   `json:"user"`
@@ -184,8 +186,9 @@ type Builder struct {
 	Registry, Tag string
 	// Log receives the tools' output; nil discards it.
 	Log io.Writer
-	// Suite is the Debian release of the base (DefaultSuite).
+	// Suite is the Debian release of the shared bases (DefaultSuite).
 	Suite string
+	made  map[string]bool // shared bases made by this Builder
 }
 
 // Ref is the local reference of image name.
@@ -198,11 +201,6 @@ func (b *Builder) Ref(name string) string {
 		tag = DefaultTag
 	}
 	return strings.TrimSuffix(reg, "/") + "/" + name + ":" + tag
-}
-
-// BaseRef is the local reference of the Debian base image.
-func (b *Builder) BaseRef() string {
-	return strings.TrimSuffix(DefaultRegistry, "/") + "/base:" + b.suite()
 }
 
 func (b *Builder) suite() string {
@@ -219,74 +217,90 @@ func (b *Builder) log() io.Writer {
 	return b.Log
 }
 
-// Recipe names how an implementation's image is made: "static" (a Go
-// binary on scratch), "java" (jlinked runtime on the Debian base) or
-// "node" (node and the service's files on the Debian base).
-func Recipe(m *service.Manifest) (string, error) {
-	switch m.Language {
-	case "go":
-		return "static", nil
-	case "java":
-		return "java", nil
-	case "javascript", "typescript":
-		return "node", nil
-	}
-	return "", fmt.Errorf("%s: no image recipe for language %q (known: go, java, javascript)", m.Name, m.Language)
-}
-
-// Build builds the image of one implementation, or of showdown when m is
-// nil, and inspects it.
+// Build builds the image of one implementation with the recipe its folder
+// carries (FindRecipe), or of showdown when m is nil, and inspects it. An
+// implementation is built first (Build, cached) and its image_build steps
+// run; the recipe's context is the service folder.
 func (b *Builder) Build(ctx context.Context, m *service.Manifest) (*Image, error) {
 	t0 := time.Now()
-	stage, err := os.MkdirTemp("", "showdown-image-")
+	var img *Image
+	var err error
+	if m == nil {
+		img, err = b.buildShowdown(ctx)
+	} else {
+		img, err = b.buildService(ctx, m)
+	}
 	if err != nil {
 		return nil, err
-	}
-	defer os.RemoveAll(stage)
-	img := &Image{Name: ShowdownImage, Recipe: "showdown"}
-	if m != nil {
-		img.Name = m.Name
-		if img.Recipe, err = Recipe(m); err != nil {
-			return nil, err
-		}
-	}
-	img.Ref = b.Ref(img.Name)
-	args := map[string]string{}
-	switch img.Recipe {
-	case "showdown":
-		err = b.goBuild(ctx, b.Root, "./cmd/showdown", filepath.Join(stage, "showdown"))
-		if err == nil {
-			img.ArtifactBytes = size(filepath.Join(stage, "showdown"))
-			err = copyTree(filepath.Join(b.Root, "workloads"), filepath.Join(stage, "workloads"), func(p string) bool { return !strings.HasSuffix(p, ".go") })
-		}
-	case "static":
-		err = b.goBuild(ctx, m.Dir, ".", filepath.Join(stage, "server"))
-		img.ArtifactBytes = size(filepath.Join(stage, "server"))
-	case "java":
-		err = b.stageJava(ctx, m, stage)
-		img.ArtifactBytes = treeSize(filepath.Join(stage, "app"))
-	case "node":
-		err = b.stageNode(ctx, m, stage)
-		img.ArtifactBytes = treeSize(filepath.Join(stage, "app"))
-	}
-	if err == nil && (img.Recipe == "java" || img.Recipe == "node") {
-		err = b.EnsureBase(ctx)
-		args["BASE"] = b.BaseRef()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("image %s: %w", img.Name, err)
-	}
-	file := filepath.Join(b.Root, "images", img.Recipe+".Containerfile")
-	if err := b.Tool.Build(ctx, b.log(), file, stage, img.Ref, args); err != nil {
-		return nil, fmt.Errorf("image %s: %w", img.Name, err)
 	}
 	info, err := b.Tool.Inspect(ctx, img.Ref)
 	if err != nil {
 		return nil, err
 	}
 	img.Bytes, img.Entrypoint, img.User = info.Size, info.Entrypoint, info.User
+	if img.Base != "scratch" {
+		if bi, err := b.Tool.Inspect(ctx, img.Base); err == nil {
+			img.BaseBytes = bi.Size
+		}
+	}
 	img.Seconds = time.Since(t0).Seconds()
 	return img, nil
+}
+
+func (b *Builder) buildService(ctx context.Context, m *service.Manifest) (*Image, error) {
+	r, err := b.FindRecipe(m)
+	if err != nil {
+		return nil, err
+	}
+	img := &Image{Name: m.Name, Ref: b.Ref(m.Name), Recipe: b.rel(r.File), Base: r.Base}
+	res, err := m.Build(ctx, b.log())
+	if err != nil {
+		return nil, err
+	}
+	img.ArtifactBytes = res.ArtifactBytes
+	if err := m.BuildImageInputs(ctx, b.log()); err != nil {
+		return nil, err
+	}
+	for _, name := range r.Shared {
+		if err := b.EnsureBase(ctx, name); err != nil {
+			return nil, fmt.Errorf("image %s: %w", m.Name, err)
+		}
+	}
+	if err := b.Tool.Build(ctx, b.log(), r.File, m.Dir, img.Ref, nil); err != nil {
+		return nil, fmt.Errorf("image %s: %w", m.Name, err)
+	}
+	return img, nil
+}
+
+// buildShowdown builds showdown's image: the static binary and the
+// workloads' files, staged for images/showdown.Containerfile.
+func (b *Builder) buildShowdown(ctx context.Context) (*Image, error) {
+	stage, err := os.MkdirTemp("", "showdown-image-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(stage)
+	file := filepath.Join(b.Root, "images", "showdown.Containerfile")
+	img := &Image{Name: ShowdownImage, Ref: b.Ref(ShowdownImage), Recipe: b.rel(file), Base: "scratch"}
+	err = b.goBuild(ctx, b.Root, "./cmd/showdown", filepath.Join(stage, "showdown"))
+	if err == nil {
+		img.ArtifactBytes = size(filepath.Join(stage, "showdown"))
+		err = copyTree(filepath.Join(b.Root, "workloads"), filepath.Join(stage, "workloads"), func(p string) bool { return !strings.HasSuffix(p, ".go") })
+	}
+	if err == nil {
+		err = b.Tool.Build(ctx, b.log(), file, stage, img.Ref, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", ShowdownImage, err)
+	}
+	return img, nil
+}
+
+func (b *Builder) rel(file string) string {
+	if r, err := filepath.Rel(b.Root, file); err == nil {
+		return r
+	}
+	return file
 }
 
 // goBuild builds a static, stripped Go binary of pkg in dir.
@@ -302,105 +316,12 @@ func (b *Builder) goBuild(ctx context.Context, dir, pkg, out string) error {
 	return nil
 }
 
-// stageJava builds the service and puts its extracted application and a
-// jlinked runtime into stage.
-func (b *Builder) stageJava(ctx context.Context, m *service.Manifest, stage string) error {
-	if _, err := m.Build(ctx, b.log()); err != nil {
-		return err
-	}
-	if err := copyTree(filepath.Join(m.Dir, "target", "app"), filepath.Join(stage, "app"), func(p string) bool { return !strings.HasSuffix(p, ".log") }); err != nil {
-		return err
-	}
-	home, _ := service.FindJDK(21) // the JDK build.sh compiles with (jdk.sh)
-	if home == "" {
-		return errors.New("no JDK with jlink found")
-	}
-	c := exec.CommandContext(ctx, filepath.Join(home, "bin", "jlink"), "--add-modules", strings.Join(jlinkModules, ","),
-		"--strip-debug", "--no-man-pages", "--no-header-files", "--output", filepath.Join(stage, "jre"))
-	if out, err := c.CombinedOutput(); err != nil {
-		return fmt.Errorf("jlink: %w\n%s", err, out)
-	}
-	// The CDS archive and the AOT cache were recorded with the full JDK;
-	// with the jlinked one the JVM falls back to neither, so they are left out.
-	os.Remove(filepath.Join(stage, "app", "app.jsa"))
-	os.Remove(filepath.Join(stage, "app", "app.aot"))
-	return nil
-}
-
-// stageNode builds the service (npm ci --omit=dev) and puts node and the
-// service's files into stage.
-func (b *Builder) stageNode(ctx context.Context, m *service.Manifest, stage string) error {
-	if _, err := m.Build(ctx, b.log()); err != nil {
-		return err
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return err
-	}
-	if node, err = filepath.EvalSymlinks(node); err != nil {
-		return err
-	}
-	if err := copyFile(node, filepath.Join(stage, "node"), 0o755); err != nil {
-		return err
-	}
-	return copyTree(m.Dir, filepath.Join(stage, "app"), func(p string) bool {
-		return !strings.HasPrefix(p, "test") && !strings.HasPrefix(p, ".")
-	})
-}
-
-// EnsureBase makes the Debian base image once: mmdebstrap (or
-// debootstrap) writes a minimal file system, which is imported.
-func (b *Builder) EnsureBase(ctx context.Context) error {
-	ref := b.BaseRef()
-	if b.Tool.Exists(ctx, ref) {
-		return nil
-	}
-	dir, err := os.MkdirTemp("", "showdown-base-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	tarball := filepath.Join(dir, "rootfs.tar")
-	// The runtime libraries node and the JVM link against, CA
-	// certificates and time zones; nothing to build with.
-	include := "ca-certificates,libstdc++6,zlib1g,tzdata"
-	var c *exec.Cmd
-	if p, err := exec.LookPath("mmdebstrap"); err == nil {
-		c = exec.CommandContext(ctx, p, "--variant=essential", "--include="+include,
-			"--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
-			b.suite(), tarball)
-	} else if p, err := exec.LookPath("debootstrap"); err == nil {
-		root := filepath.Join(dir, "root")
-		c = exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf("%s --variant=minbase --include=%s %s %s && tar -C %s -cf %s .", p, include, b.suite(), root, root, tarball))
-	} else {
-		return errors.New("the base file system needs mmdebstrap or debootstrap (hint: apt-get install mmdebstrap)")
-	}
-	c.Stdout, c.Stderr = b.log(), b.log()
-	if err := c.Run(); err != nil {
-		return fmt.Errorf("building the %s base file system: %w", b.suite(), err)
-	}
-	return b.Tool.Import(ctx, b.log(), tarball, ref)
-}
-
 func size(path string) int64 {
 	st, err := os.Stat(path)
 	if err != nil {
 		return 0
 	}
 	return st.Size()
-}
-
-func treeSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // copyTree copies the regular files and folders of src whose path

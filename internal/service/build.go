@@ -258,24 +258,8 @@ func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error
 		log = io.Discard
 	}
 	start := time.Now()
-	env := m.environ(true, nil)
-	for _, step := range m.BuildSteps {
-		tail := newTail(64 << 10)
-		w := io.MultiWriter(log, tail)
-		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
-		cmd.Dir = m.Dir
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = w, w
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		// On cancellation kill the whole group: mvn and npm spawn children.
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = 5 * time.Second
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			return res, &BuildError{Service: m.Name, Step: step, Err: err, Tail: tail.Last(30)}
-		}
+	if err := m.runSteps(ctx, log, m.BuildSteps); err != nil {
+		return res, err
 	}
 	res.Duration = time.Since(start)
 	if m.Artifact != "" {
@@ -289,6 +273,50 @@ func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error
 		_ = os.WriteFile(m.stampFile(), []byte(hash+"\n"), 0o644)
 	}
 	return res, nil
+}
+
+// BuildImageInputs runs the manifest's image_build steps in the service
+// folder (after Build, which it does not run): what the image recipe
+// copies beyond the build's own output. Nothing is cached here; the steps'
+// tools keep their own caches.
+func (m *Manifest) BuildImageInputs(ctx context.Context, log io.Writer) error {
+	if len(m.ImageSteps) == 0 {
+		return nil
+	}
+	unlock, err := m.lockBuild(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if log == nil {
+		log = io.Discard
+	}
+	return m.runSteps(ctx, log, m.ImageSteps)
+}
+
+// runSteps runs each argv of steps in the service folder with the build
+// environment, stopping at the first that fails.
+func (m *Manifest) runSteps(ctx context.Context, log io.Writer, steps [][]string) error {
+	env := m.environ(true, nil)
+	for _, step := range steps {
+		tail := newTail(64 << 10)
+		w := io.MultiWriter(log, tail)
+		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
+		cmd.Dir = m.Dir
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = w, w
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		// On cancellation kill the whole group: mvn and npm spawn children.
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = 5 * time.Second
+		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &BuildError{Service: m.Name, Step: step, Err: err, Tail: tail.Last(30)}
+		}
+	}
+	return nil
 }
 
 // lockBuild takes an exclusive flock on the service folder itself,

@@ -48,6 +48,12 @@ type Manifest struct {
 	Sources []string
 	// Knobs are the stack-specific environment variables with defaults.
 	Knobs map[string]Knob
+	// Image is the service's image recipe, a COPY-only Containerfile
+	// relative to Dir; empty when the service has none.
+	Image string
+	// ImageSteps are argv lists run in Dir after the build and before the
+	// image build, making what the recipe copies beyond the build's output.
+	ImageSteps [][]string
 	// Dir is the absolute path of the service folder.
 	Dir string
 	// File is the absolute path of the manifest.
@@ -194,7 +200,7 @@ var (
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// commonEnv is set by the harness; a knob may not redefine it.
 	commonEnv = []string{"PORT", "HOST", "DATABASE_URL", "MYSQL_URL", "DB_POOL_SIZE", "LOG_REQUESTS"}
-	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs"}
+	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs", "image", "image_build"}
 )
 
 // Load reads and validates one manifest file. It returns the manifest (nil
@@ -332,24 +338,39 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 		}
 	}
 
-	if v, ok := got["build"]; ok && v.Tag != "!!null" {
-		if v.Kind != yaml.SequenceNode {
-			add(v, "build", "must be a list of argv lists, e.g. [[go, build, -o, bin/server, .]]")
-		} else {
-			for i, step := range v.Content {
-				field := fmt.Sprintf("build[%d]", i)
-				if step.Kind != yaml.SequenceNode {
-					add(step, field, "must be an argv list, e.g. [go, build, .]")
-					continue
-				}
-				argv := strs(field, step)
-				if len(step.Content) == 0 || (len(argv) > 0 && argv[0] == "") {
-					add(step, field, "must not be empty")
-					continue
-				}
-				m.BuildSteps = append(m.BuildSteps, argv)
-			}
+	steps := func(field string) [][]string {
+		v, ok := got[field]
+		if !ok || v.Tag == "!!null" {
+			return nil
 		}
+		if v.Kind != yaml.SequenceNode {
+			add(v, field, "must be a list of argv lists, e.g. [[go, build, -o, bin/server, .]]")
+			return nil
+		}
+		var out [][]string
+		for i, step := range v.Content {
+			f := fmt.Sprintf("%s[%d]", field, i)
+			if step.Kind != yaml.SequenceNode {
+				add(step, f, "must be an argv list, e.g. [go, build, .]")
+				continue
+			}
+			argv := strs(f, step)
+			if len(step.Content) == 0 || (len(argv) > 0 && argv[0] == "") {
+				add(step, f, "must not be empty")
+				continue
+			}
+			out = append(out, argv)
+		}
+		return out
+	}
+	m.BuildSteps = steps("build")
+	m.ImageSteps = steps("image_build")
+	m.Image = str("image", false)
+	if m.Image != "" && (filepath.IsAbs(m.Image) || strings.HasPrefix(filepath.Clean(m.Image), "..")) {
+		add(got["image"], "image", "%q must be a path inside the service folder", m.Image)
+	}
+	if m.Image == "" && len(m.ImageSteps) > 0 {
+		add(got["image_build"], "image_build", "steps for an image, but no image recipe (image: Containerfile)")
 	}
 
 	if v, ok := got["sources"]; ok && v.Tag != "!!null" {

@@ -32,6 +32,9 @@ build:
 run: [bin/server]
 artifact: bin/server
 sources: [go.mod, "*.go"]
+image: Containerfile
+image_build:
+  - [env, CGO_ENABLED=0, go, build, -o, bin/image/server, .]
 knobs:
   GOMAXPROCS: {default: "", help: "scheduler threads"}
   GOGC: {default: "100", help: "GC target"}
@@ -51,6 +54,8 @@ func TestLoadValid(t *testing.T) {
 		Run:        []string{"bin/server"},
 		Artifact:   "bin/server",
 		Sources:    []string{"go.mod", "*.go"},
+		Image:      "Containerfile",
+		ImageSteps: [][]string{{"env", "CGO_ENABLED=0", "go", "build", "-o", "bin/image/server", "."}},
 		Knobs:      map[string]Knob{"GOMAXPROCS": {Help: "scheduler threads"}, "GOGC": {Default: "100", Help: "GC target"}},
 		Dir:        filepath.Dir(f),
 		File:       f,
@@ -99,6 +104,10 @@ func TestLoadProblems(t *testing.T) {
 		{"build without sources", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nbuild: [[make]]\n", []string{`sources: missing`}},
 		// A source glob escaping the folder.
 		{"source outside", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nsources: [../secret]\n", []string{`:5: sources[0]: "../secret" is not a glob inside`}},
+		// An image recipe escaping the folder.
+		{"image outside", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nimage: ../Containerfile\n", []string{`:5: image: "../Containerfile" must be a path inside`}},
+		// Image steps with no recipe to use what they make.
+		{"image_build without image", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nimage_build: [[make, image]]\n", []string{`:5: image_build: steps for an image, but no image recipe`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
