@@ -60,6 +60,9 @@ func runRun(st *state, args []string) error {
 		}
 		return err
 	}
+	if err := connectionBudget(lab.CheckConnections(p, ms)); err != nil {
+		return err
+	}
 	if *check {
 		fmt.Fprintf(st.stdout, "%s: ok: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
 			planPath, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
