@@ -3,11 +3,12 @@ package report
 import (
 	"errors"
 	"fmt"
-
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/showdownlab/showdown/internal/human"
 )
 
 // Compare settings. The test is Welch's two-sided t-test on the per-trial
@@ -292,13 +293,13 @@ func fmtValue(m string, v Value) string {
 	var s string
 	switch m {
 	case "p50_ms", "p99_ms":
-		s = FormatMs(v.Median)
+		s = human.Ms(v.Median)
 	case "rss_peak_bytes":
-		s = FormatBytes(v.Median)
+		s = human.Bytes(v.Median)
 	case "cpu_percent":
 		s = fmt.Sprintf("%.1f%%", v.Median)
 	default:
-		s = FormatCount(v.Median)
+		s = human.Count(v.Median)
 	}
 	if len(v.Trials) > 1 && v.Median != 0 {
 		s += fmt.Sprintf(" ± %.0f%%", 100*(v.Max-v.Min)/math.Abs(v.Median))

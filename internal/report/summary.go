@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -20,6 +21,10 @@ const (
 	DefaultAcceptableP99Ms        = 100
 	DefaultAcceptableErrorPercent = 1
 )
+
+// SpreadWarning is the spread of throughput between trials, relative to
+// their median, above which a result is called noisy.
+const SpreadWarning = 0.10
 
 // Metric is one number measured per trial of a cell.
 type Metric struct {
@@ -356,7 +361,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			}
 			v := c.Values["throughput"]
 			if v.Median > 0 && (v.Max-v.Min)/v.Median > SpreadWarning {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, FormatCount(v.Min), FormatCount(v.Max)))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, human.Count(v.Min), human.Count(v.Max)))
 			}
 		}
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
@@ -422,7 +427,7 @@ func measuredByLevel(wl *Workload) ([]int, map[int][]*Cell) {
 // describeSpread prints a mean, its 95% interval (a rate is never
 // negative) and the CV: "7570 (7276–7865, CV 2.0%)".
 func describeSpread(s Spread) string {
-	return fmt.Sprintf("%s (%s–%s, CV %.1f%%)", FormatCount(s.Mean), FormatCount(max(0, s.Low)), FormatCount(s.High), 100*s.CV)
+	return fmt.Sprintf("%s (%s–%s, CV %.1f%%)", human.Count(s.Mean), human.Count(max(0, s.Low)), human.Count(s.High), 100*s.CV)
 }
 
 // errorPercent is computed from the counts: summary.json's error_percent
@@ -481,21 +486,21 @@ func headline(wl *Workload, unit string, o options) (*Cell, string) {
 			}
 		}
 		return nil, fmt.Sprintf("no implementation kept p99 ≤ %s with ≤ %s%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
-			FormatMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, FormatCount(top.Get("throughput")), top.Level, unit, FormatMs(top.Get("p99_ms")), top.Get("error_percent"))
+			human.Ms(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, human.Count(top.Get("throughput")), top.Level, unit, human.Ms(top.Get("p99_ms")), top.Get("error_percent"))
 	}
 	sort.SliceStable(order, func(i, j int) bool { return best[order[i]].Get("throughput") > best[order[j]].Get("throughput") })
 	w := best[order[0]]
 	res := ""
 	if w.Get("rss_peak_bytes") > 0 {
-		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), FormatBytes(w.Get("rss_peak_bytes")))
+		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), human.Bytes(w.Get("rss_peak_bytes")))
 	}
 	text := fmt.Sprintf("%s served the most at acceptable latency: %s req/s at %d %s (p99 %s, %.2f%% errors%s)",
-		w.Implementation, FormatCount(w.Get("throughput")), w.Level, unit, FormatMs(w.Get("p99_ms")), w.Get("error_percent"), res)
+		w.Implementation, human.Count(w.Get("throughput")), w.Level, unit, human.Ms(w.Get("p99_ms")), w.Get("error_percent"), res)
 	if len(order) > 1 {
 		var others []string
 		for _, im := range order[1:] {
 			c := best[im]
-			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, FormatCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
+			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, human.Count(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
 		}
 		text += "; then " + strings.Join(others, ", ")
 	}
