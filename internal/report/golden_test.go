@@ -65,9 +65,9 @@ func TestGolden(t *testing.T) {
 		// a showdown run: 2 implementations x 2 workloads x 2 levels x 2 trials
 		{"run", "testdata/run"},
 		// a k6 JSON output (gzip), half of the requests answered 404
-		{"k6", "testdata/k6.json.gz"},
+		{"k6", "../imported/testdata/k6.json.gz"},
 		// a JMeter CSV results file with two labels and one stall
-		{"jmeter", "testdata/jmeter.jtl"},
+		{"jmeter", "../imported/testdata/jmeter.jtl"},
 		// an attack folder: a level of the run on its own
 		{"attack", "testdata/run/runs/bank/go-stdlib/trial-1/level-8"},
 	} {

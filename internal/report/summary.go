@@ -520,7 +520,3 @@ func round(v float64) float64 {
 	}
 	return math.Round(v*1e3) / 1e3
 }
-
-func durationOf(seconds float64) time.Duration {
-	return time.Duration(math.Round(seconds*1e3)) * time.Millisecond
-}
