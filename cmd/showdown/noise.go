@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -41,7 +41,7 @@ func runNoise(st *state, args []string) error {
 	}
 	if *cpus != "" {
 		var err error
-		if list, err = cgroup.ParseCPUList(*cpus); err != nil {
+		if list, err = cpulist.Parse(*cpus); err != nil {
 			return usageError{err: fmt.Errorf("--cpus %q: %v", *cpus, err), hint: "a CPU list such as 0, 0-1 or 0,2"}
 		}
 	}

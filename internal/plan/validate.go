@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
@@ -153,7 +153,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		if f.v == "" {
 			continue
 		}
-		if err := cgroup.CheckCPUList(f.v, runtime.NumCPU()); err != nil {
+		if err := cpulist.Check(f.v, runtime.NumCPU()); err != nil {
 			add([]string{"placement", f.name}, fmt.Sprintf("this machine has CPUs 0-%d", runtime.NumCPU()-1), "%v", err)
 		}
 	}
