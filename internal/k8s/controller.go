@@ -404,10 +404,10 @@ func (c *Controller) resources(dir string, from time.Time, seconds float64) resu
 		if err != nil {
 			c.say("  samples of %s: %v", e.Name(), err)
 		}
-		var in []monitor.Sample
+		var in []results.ResourceSample
 		for _, s := range ss {
 			if !s.Time.Before(from) && !s.Time.After(to.Add(time.Second)) {
-				in = append(in, s)
+				in = append(in, results.ResourceSample(s))
 			}
 		}
 		r := results.Summarize(in)

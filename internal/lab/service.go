@@ -92,7 +92,7 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 		return failAll("", "limits: %v", err)
 	}
 	defer grp.Remove()
-	x.rec.Limits = grp.Applied()
+	x.rec.Limits = results.AppliedLimits(grp.Applied())
 
 	// The log is written under a temporary name and appears whole when the
 	// service has stopped (its tail is read from the temporary file).

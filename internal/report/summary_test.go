@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 )
@@ -17,7 +16,7 @@ func TestSummaryWarnings(t *testing.T) {
 	res := fakeRun([]plan.Implementation{{Service: "fast"}, {Service: "noisy"}, {Service: "broken"}},
 		map[string][]float64{"fast": {1000, 1010}, "noisy": {500, 900}})
 	r := res.Run
-	r.Limits = cgroup.Applied{Mechanism: "none", Notes: []string{"cgroup v2 not writable: no CPU quota"}}
+	r.Limits = results.AppliedLimits{Mechanism: "none", Notes: []string{"cgroup v2 not writable: no CPU quota"}}
 	r.Services = append(r.Services, &results.ServiceRun{Implementation: "broken", Service: "broken", Workload: "w", Trial: 1, Status: results.Failed,
 		Reason: "health check timed out after 60s", LogTail: "panic: boom"})
 	lr := r.Services[0].Levels[0]

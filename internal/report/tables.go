@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/showdownlab/showdown/internal/human"
-	"github.com/showdownlab/showdown/internal/noise"
 	"io"
 	"path/filepath"
 	"slices"
@@ -344,7 +343,7 @@ func setupLine(res *Results) string {
 
 // describeNoise says how much the machine's own speed varied from second
 // to second before the run, per CPU; "" when it was not measured.
-func describeNoise(f *noise.Floor) string {
+func describeNoise(f *results.NoiseFloor) string {
 	if f == nil || len(f.CPUs) == 0 {
 		return ""
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -54,7 +53,7 @@ func TestMachineNoiseShown(t *testing.T) {
 	if strings.Contains(setupLine(res), "machine noise") {
 		t.Error("setup line names a machine noise the run did not measure")
 	}
-	res.Run.Machine.Noise = &noise.Floor{Seconds: 11, CPUs: []int{0, 1}, CV: []float64{0.074, 0.182}, Max: 0.182}
+	res.Run.Machine.Noise = &results.NoiseFloor{Seconds: 11, CPUs: []int{0, 1}, CV: []float64{0.074, 0.182}, Max: 0.182}
 	var h bytes.Buffer
 	if err := WriteHTML(&h, res); err != nil {
 		t.Fatal(err)

@@ -1,17 +1,17 @@
 // Package results is the model of a results folder: the record of a run
 // (run.json), its cells, and each level's files, written once by the lab
 // with the resource columns joined at write time, and read by report,
-// compare, merge and the lab itself.
+// compare, merge and the lab itself. It owns every record it stores (the
+// limits applied, the machine's noise floor, the resource samples), so
+// reading a results folder links neither the process sampler nor cgroupfs.
 package results
 
 import (
 	"fmt"
-	"github.com/showdownlab/showdown/internal/noise"
 	"math"
 	"strconv"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/load"
 )
@@ -52,7 +52,34 @@ type Machine struct {
 	GitDirty    bool              `json:"git_dirty,omitempty"`
 	// Noise is the machine's own per-second variation, measured before
 	// the first service started (package noise); nil when not measured.
-	Noise *noise.Floor `json:"noise,omitempty"`
+	Noise *NoiseFloor `json:"noise,omitempty"`
+}
+
+// NoiseFloor is the machine's own per-second variation, as package noise
+// measures it (a noise.Floor converts to it).
+type NoiseFloor struct {
+	// Seconds measured (the first is dropped from the figures).
+	Seconds int `json:"seconds"`
+	// CPUs measured at the same time, one probe each.
+	CPUs []int `json:"cpus"`
+	// Rates are each CPU's probe iterations per second.
+	Rates [][]float64 `json:"rates"`
+	// CV is each CPU's coefficient of variation of its rates.
+	CV []float64 `json:"cv"`
+	// Max is the largest CV: the floor.
+	Max float64 `json:"max_cv"`
+}
+
+// AppliedLimits is what a service's limits actually were, as package
+// cgroup applied them (a cgroup.Applied converts to it).
+type AppliedLimits struct {
+	// Mechanism names how: "cgroup v1", "cgroup v2", "taskset", "none",
+	// or a combination such as "taskset + cgroup v1".
+	Mechanism   string   `json:"mechanism"`
+	CPUs        string   `json:"cpus,omitempty"`
+	CPUQuota    float64  `json:"cpu_quota,omitempty"`
+	MemoryBytes int64    `json:"memory_bytes,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // Run is the record of a whole plan run, written to run.json.
@@ -66,9 +93,9 @@ type Run struct {
 	// Placement is the CPU placement actually applied.
 	Placement plan.Placement `json:"placement"`
 	// Limits is what the service limits actually were.
-	Limits cgroup.Applied `json:"limits"`
-	Start  time.Time      `json:"start"`
-	End    time.Time      `json:"end"`
+	Limits AppliedLimits `json:"limits"`
+	Start  time.Time     `json:"start"`
+	End    time.Time     `json:"end"`
 	// Interrupted reports a run stopped by a signal; what was measured
 	// until then is kept.
 	Interrupted bool `json:"interrupted,omitempty"`
