@@ -410,7 +410,7 @@ func (c *Controller) resources(dir string, from time.Time, seconds float64) resu
 				in = append(in, results.ResourceSample(s))
 			}
 		}
-		r := results.Summarize(in)
+		r := results.SummarizeResources(in)
 		out.CPUMean, out.CPUMax = max(out.CPUMean, r.CPUMean), max(out.CPUMax, r.CPUMax)
 		out.RSSPeakBytes, out.ThreadsMax, out.FDsMax = max(out.RSSPeakBytes, r.RSSPeakBytes), max(out.ThreadsMax, r.ThreadsMax), max(out.FDsMax, r.FDsMax)
 		out.CtxSwitchesPS = max(out.CtxSwitchesPS, r.CtxSwitchesPS)

@@ -148,7 +148,7 @@ const (
 // steady-state rule holds, at most the budget; its record is copied back
 // as a shard's results are. A fixed warm-up runs in the first level's
 // shards instead (nil here).
-func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (*results.Warmup, error) {
+func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (*results.WarmupRun, error) {
 	var wp plan.Warmup
 	for _, im := range p.Implementations {
 		if im.ID() == st.Implementation {
@@ -202,7 +202,7 @@ func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first b
 				if err != nil {
 					return nil, fmt.Errorf("warm-up of %s: %w", st.Deployment.Deployment.Name, err)
 				}
-				var wu results.Warmup
+				var wu results.WarmupRun
 				if err := json.Unmarshal(b, &wu); err != nil {
 					return nil, fmt.Errorf("warm-up of %s: %s: %w", st.Deployment.Deployment.Name, WarmupFile, err)
 				}

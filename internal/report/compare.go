@@ -34,7 +34,7 @@ var CompareMetrics = []string{"throughput", "p50_ms", "p99_ms", "cpu_percent", "
 type Side struct {
 	// Name is shown in the header (a folder, or a selector).
 	Name  string
-	cells map[cellKey]*Cell
+	cells map[cellKey]*CellSummary
 	order []cellKey
 	// interrupted names the levels a signal cut short, left out.
 	interrupted []string
@@ -47,11 +47,11 @@ type cellKey struct {
 
 // SideOf makes a comparison side of every measured cell of s.
 func SideOf(name string, s *Summary) *Side {
-	return sideWhere(name, s, func(c *Cell) (string, bool) { return c.Implementation, true })
+	return sideWhere(name, s, func(c *CellSummary) (string, bool) { return c.Implementation, true })
 }
 
-func sideWhere(name string, s *Summary, keep func(*Cell) (string, bool)) *Side {
-	sd := &Side{Name: name, cells: map[cellKey]*Cell{}, interrupted: s.InterruptedLevels}
+func sideWhere(name string, s *Summary, keep func(*CellSummary) (string, bool)) *Side {
+	sd := &Side{Name: name, cells: map[cellKey]*CellSummary{}, interrupted: s.InterruptedLevels}
 	for _, wl := range s.Workloads {
 		for _, c := range wl.Cells {
 			if c.Trials == 0 {
@@ -157,8 +157,8 @@ func BetweenSides(res *Results, a, b Selector) (*Side, *Side, error) {
 		return nil, nil, errors.Join(errs...)
 	}
 	single := len(ma) == 1 && len(mb) == 1
-	key := func(m map[string]string) func(*Cell) (string, bool) {
-		return func(c *Cell) (string, bool) {
+	key := func(m map[string]string) func(*CellSummary) (string, bool) {
+		return func(c *CellSummary) (string, bool) {
 			svc, ok := m[c.Implementation]
 			if !ok {
 				return "", false

@@ -105,7 +105,7 @@ func warmupChart(id string, s *Summary, wl *Workload, colors map[string]string) 
 			sr.xs, sr.ys = append(sr.xs, float64(i+1)), append(sr.ys, v)
 		}
 		p.lines = append(p.lines, sr)
-		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("%s: %s (startup %s)", r.Implementation, warmupText(r.Warmup), fmtSeconds(r.StartupSeconds)), colors[r.Implementation], ""})
+		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("%s: %s (startup %s)", r.Implementation, warmupText(r.WarmupRun), fmtSeconds(r.StartupSeconds)), colors[r.Implementation], ""})
 		if slices.ContainsFunc(r.CompilerCPU, func(v float64) bool { return v > 0 }) {
 			cs := series{name: r.Implementation, color: colors[r.Implementation]}
 			for i, v := range r.CompilerCPU {
@@ -397,7 +397,7 @@ func pctLabel(inv float64) string {
 // timeSeriesChart draws one cell's seconds: latency, throughput and
 // errors, CPU, RSS, threads and FDs, stacked on one time axis, for the
 // trial with the median throughput.
-func timeSeriesChart(id string, res *Results, s *Summary, c *Cell, color string, maxPoints int) (string, string) {
+func timeSeriesChart(id string, res *Results, s *Summary, c *CellSummary, color string, maxPoints int) (string, string) {
 	lc := c.cell
 	idx := make([]int, len(lc.Levels))
 	for i := range idx {
@@ -639,7 +639,7 @@ func environment(res *Results) ([][2]string, []string, [][]string) {
 }
 
 // htmlCellText is cellText with the range on a second, smaller line.
-func htmlCellText(c *Cell, col tableColumn) template.HTML {
+func htmlCellText(c *CellSummary, col tableColumn) template.HTML {
 	v := c.Values[col.key]
 	s := template.HTMLEscapeString(col.format(v.Median))
 	if lo, hi := col.format(v.Min), col.format(v.Max); col.spread && c.Trials > 1 && lo != hi {

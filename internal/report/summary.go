@@ -95,8 +95,9 @@ func valueOf(vs []float64) Value {
 	return v
 }
 
-// Cell is one implementation at one level of one workload, over trials.
-type Cell struct {
+// CellSummary is what the tables say of one cell (a results.Cell): one
+// implementation at one level of one workload, each metric over trials.
+type CellSummary struct {
 	// Implementation names the cell's series: the implementation id, and
 	// with a database dimension its setting ("java-spring [sku_index=false]").
 	Implementation string `json:"implementation"`
@@ -125,15 +126,15 @@ type Spread struct {
 	N    int     `json:"n"`
 }
 
-func (s Spread) interval() stats.Interval {
-	return stats.Interval{Mean: s.Mean, Low: s.Low, High: s.High, N: s.N}
+func (s Spread) interval() stats.ConfidenceInterval {
+	return stats.ConfidenceInterval{Mean: s.Mean, Low: s.Low, High: s.High, N: s.N}
 }
 
 // spreadKeys are the metrics whose spread a cell reports.
 var spreadKeys = []string{"throughput", "p99_ms"}
 
 // Get returns the median of a metric.
-func (c *Cell) Get(key string) float64 { return c.Values[key].Median }
+func (c *CellSummary) Get(key string) float64 { return c.Values[key].Median }
 
 // Workload is the part of a summary about one workload.
 type Workload struct {
@@ -141,13 +142,13 @@ type Workload struct {
 	// Headline says who served the most at acceptable latency.
 	Headline string `json:"headline"`
 	// Best is the cell the headline names, if any.
-	Best *Cell `json:"best,omitempty"`
+	Best *CellSummary `json:"best,omitempty"`
 	// Verdicts compare, level by level, the two implementations with the
 	// most throughput: a winner only where their 95% intervals do not
 	// overlap.
-	Verdicts []string `json:"verdicts,omitempty"`
-	Cells    []*Cell  `json:"cells"`
-	Warnings []string `json:"warnings,omitempty"`
+	Verdicts []string       `json:"verdicts,omitempty"`
+	Cells    []*CellSummary `json:"cells"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // Summary is everything the tables say about a run: the content of the
@@ -191,7 +192,7 @@ type ThresholdRow struct {
 	Workload       string `json:"workload"`
 	Level          int    `json:"level"`
 	Trial          int    `json:"trial"`
-	results.Threshold
+	results.ThresholdVerdict
 }
 
 // Verdict is "CROSSED" or "ok".
@@ -203,9 +204,9 @@ func (t ThresholdRow) Verdict() string {
 }
 
 // Measure is the measured value, or why there is none.
-func (t ThresholdRow) Measure() string { return thresholdMeasure(t.Threshold) }
+func (t ThresholdRow) Measure() string { return thresholdMeasure(t.ThresholdVerdict) }
 
-func thresholdMeasure(t results.Threshold) string {
+func thresholdMeasure(t results.ThresholdVerdict) string {
 	if t.Error != "" {
 		return t.Error
 	}
@@ -219,7 +220,7 @@ type WarmupRow struct {
 	Workload       string  `json:"workload"`
 	Trial          int     `json:"trial"`
 	StartupSeconds float64 `json:"startup_seconds"`
-	*results.Warmup
+	*results.WarmupRun
 }
 
 // MemoryRow is the memory of one start on one workload, as the sources
@@ -265,7 +266,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		s.Workloads = append(s.Workloads, wl)
 	}
 	for _, lc := range results.Cells(r) {
-		c := &Cell{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
+		c := &CellSummary{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
 		if !slices.Contains(s.Implementations, c.Implementation) {
 			s.Implementations = append(s.Implementations, c.Implementation)
 		}
@@ -376,7 +377,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 // intervals across trials do not overlap.
 func verdicts(wl *Workload, unit string) []string {
 	levels, byLevel := measuredByLevel(wl)
-	mean := func(c *Cell) float64 {
+	mean := func(c *CellSummary) float64 {
 		if sp, ok := c.Spread["throughput"]; ok {
 			return sp.Mean
 		}
@@ -408,9 +409,9 @@ func verdicts(wl *Workload, unit string) []string {
 
 // measuredByLevel groups a workload's measured cells by level, levels in
 // ascending order.
-func measuredByLevel(wl *Workload) ([]int, map[int][]*Cell) {
+func measuredByLevel(wl *Workload) ([]int, map[int][]*CellSummary) {
 	var levels []int
-	byLevel := map[int][]*Cell{}
+	byLevel := map[int][]*CellSummary{}
 	for _, c := range wl.Cells {
 		if c.Trials == 0 {
 			continue
@@ -455,8 +456,8 @@ func levelUnit(model string) string {
 
 // headline finds the cell with the most throughput at acceptable latency,
 // and says so with the runner-up at its own best level.
-func headline(wl *Workload, unit string, o options) (*Cell, string) {
-	best := map[string]*Cell{}
+func headline(wl *Workload, unit string, o options) (*CellSummary, string) {
+	best := map[string]*CellSummary{}
 	var order []string
 	measured := false
 	for _, c := range wl.Cells {
@@ -479,7 +480,7 @@ func headline(wl *Workload, unit string, o options) (*Cell, string) {
 		return nil, "nothing was measured"
 	}
 	if len(order) == 0 {
-		var top *Cell
+		var top *CellSummary
 		for _, c := range wl.Cells {
 			if c.Trials > 0 && (top == nil || c.Get("throughput") > top.Get("throughput")) {
 				top = c

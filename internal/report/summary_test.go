@@ -23,7 +23,7 @@ func TestSummaryWarnings(t *testing.T) {
 	lr.Violations = []results.Violation{{Check: "money", Detail: "total changed by 10"}}
 	lr.Warnings = []string{"generator near saturation: 95% CPU of 1 CPU(s)"}
 	lr.Total.Errors = 5
-	lr.Thresholds = []results.Threshold{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
+	lr.Thresholds = []results.ThresholdVerdict{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
 	s := Summarize(res)
 	if len(s.Workloads) != 1 {
 		t.Fatalf("%d workloads, want 1", len(s.Workloads))

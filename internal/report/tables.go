@@ -156,7 +156,7 @@ func visibleColumns(wl *Workload) []tableColumn {
 
 // cellText formats one table cell: the median, and the range over trials
 // for the columns that show it when there are several trials.
-func cellText(c *Cell, col tableColumn) string {
+func cellText(c *CellSummary, col tableColumn) string {
 	v := c.Values[col.key]
 	s := col.format(v.Median)
 	if lo, hi := col.format(v.Min), col.format(v.Max); col.spread && c.Trials > 1 && lo != hi {
@@ -292,13 +292,13 @@ func writeWarmups(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "## Warm-up\n\n")
 	fmt.Fprintf(w, "| Implementation | Workload | Trial | Startup s | Warm-up | Requests | Last 10 s req/s |\n|---|---|--:|--:|---|--:|--:|\n")
 	for _, r := range s.Warmups {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s |\n", r.Implementation, r.Workload, r.Trial, fmtSeconds(r.StartupSeconds), warmupText(r.Warmup), r.Requests, human.Count(tailMean(r.Throughput, 10)))
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s |\n", r.Implementation, r.Workload, r.Trial, fmtSeconds(r.StartupSeconds), warmupText(r.WarmupRun), r.Requests, human.Count(tailMean(r.Throughput, 10)))
 	}
 	fmt.Fprintln(w)
 }
 
 // warmupText says how a warm-up ended.
-func warmupText(wu *results.Warmup) string {
+func warmupText(wu *results.WarmupRun) string {
 	switch {
 	case !wu.Auto:
 		return fmt.Sprintf("%s fixed", fmtSeconds(wu.Seconds))

@@ -27,7 +27,7 @@ func TestWarmupChartCompiler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Run.Services[0].Warmup = &results.Warmup{Auto: true, Steady: true, Seconds: 5, Metric: "throughput",
+		res.Run.Services[0].Warmup = &results.WarmupRun{Auto: true, Steady: true, Seconds: 5, Metric: "throughput",
 			Throughput: []float64{100, 400, 900, 1000, 1000}, CompilerCPU: tc.compiler}
 		var h bytes.Buffer
 		if err := WriteHTML(&h, res); err != nil {

@@ -198,8 +198,8 @@ func bySecond(ss []ResourceSample, start time.Time) map[int]ResourceSample {
 	return m
 }
 
-// Summarize sums up a process tree's samples over a level.
-func Summarize(ss []ResourceSample) Resources {
+// SummarizeResources sums up a process tree's samples over a level.
+func SummarizeResources(ss []ResourceSample) Resources {
 	var out Resources
 	var cpuSum, secs float64
 	var sw uint64

@@ -68,7 +68,7 @@ func TestWriteLevelJoinsResources(t *testing.T) {
 
 // TestSummarize weights CPU by interval and keeps peaks.
 func TestSummarize(t *testing.T) {
-	got := Summarize([]ResourceSample{
+	got := SummarizeResources([]ResourceSample{
 		{RSSBytes: 10, Threads: 3}, // the first sample has no interval: peaks only
 		{Interval: time.Second, CPUPercent: 100, RSSBytes: 30, Threads: 2, FDs: 5, CtxSwitches: 10},
 		{Interval: 3 * time.Second, CPUPercent: 20, RSSBytes: 20, FDs: 7, CtxSwitches: 30},
@@ -83,7 +83,7 @@ func TestSummarize(t *testing.T) {
 // that held are not.
 func TestCrossedThresholds(t *testing.T) {
 	r := &Run{Services: []*ServiceRun{{Implementation: "go-stdlib+logging", Workload: "bank", Trial: 2, Levels: []*LevelRun{
-		{Level: 50, Thresholds: []Threshold{
+		{Level: 50, Thresholds: []ThresholdVerdict{
 			{Expr: "p99>200ms", Measured: 312.5, Crossed: true},                  // crossed: listed with its value
 			{Expr: "errors>1%", Measured: 0.2},                                   // held: not listed
 			{Expr: "GET /x:p99>1s", Crossed: true, Error: "no label \"GET /x\""}, // unmeasurable: listed with why

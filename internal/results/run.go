@@ -21,8 +21,8 @@ const (
 	// RunFile is the index of a results folder: everything about the run,
 	// and one record per implementation x workload x trial with its levels.
 	RunFile = "run.json"
-	// SummaryFile is the Markdown summary, written by package report.
-	SummaryFile = "summary.md"
+	// MarkdownSummaryFile is the Markdown summary, written by package report.
+	MarkdownSummaryFile = "summary.md"
 )
 
 // Status says how a service run or a level ended.
@@ -180,7 +180,7 @@ type ServiceRun struct {
 	// the workload's load.
 	Contract *Contract `json:"contract,omitempty"`
 	// Warmup is how this workload's warm-up went on this start.
-	Warmup *Warmup     `json:"warmup,omitempty"`
+	Warmup *WarmupRun  `json:"warmup,omitempty"`
 	Levels []*LevelRun `json:"levels"`
 }
 
@@ -247,9 +247,9 @@ type CheckFailure struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Warmup is the record of one warm-up: how long it took to reach steady
+// WarmupRun is the record of one warm-up: how long it took to reach steady
 // state, the requests it took, and its per-second curve.
-type Warmup struct {
+type WarmupRun struct {
 	// Auto reports a warm-up ended by the steady-state rule (or its cap);
 	// otherwise it lasted a fixed time.
 	Auto bool `json:"auto"`
@@ -308,12 +308,12 @@ type LevelRun struct {
 	// Violations are invariant failures found in the database afterwards.
 	Violations []Violation `json:"violations,omitempty"`
 	// Thresholds are the plan's fail_if verdicts on this level.
-	Thresholds []Threshold `json:"thresholds,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
+	Warnings   []string           `json:"warnings,omitempty"`
 }
 
-// Threshold is one plan fail_if threshold checked on one level.
-type Threshold struct {
+// ThresholdVerdict is the verdict of one plan fail_if threshold on one level.
+type ThresholdVerdict struct {
 	// Expr is the threshold as the plan wrote it, e.g. "p99>200ms".
 	Expr string `json:"expr"`
 	// Measured is the metric's value (ms for latency metrics).
