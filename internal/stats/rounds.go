@@ -1,0 +1,127 @@
+package stats
+
+import "math"
+
+// RoundRatio is the ratio of two arms' throughput measured in interleaved
+// rounds: every round measures both arms once, in a random order, and the
+// rounds run within fresh starts of both.
+//
+// The estimator is a one-way random-effects model of the per-round log
+// ratio d[s][r] = ln(a[s][r] / b[s][r]) = mu + u[s] + e[s][r], where u[s]
+// is what start s contributes (JIT decisions, memory layout of both
+// processes: variance BetweenSD²) and e[s][r] is the machine's noise from
+// round to round (variance WithinSD²). Pairing within a round cancels
+// what moves both arms alike (the machine's drift). Each start's mean
+// d̄[s] has variance BetweenSD² + WithinSD²/R, so the grand mean's
+// standard error is sd(d̄) / √S with S-1 degrees of freedom (Student's t):
+// exact under normal effects whatever the split between the two levels,
+// and starts, not rounds, narrow it once the between-start part
+// dominates. With a single start there is no between-start estimate: the
+// interval comes from the rounds alone (Within), covering the machine's
+// noise but not a second start's difference. The ratio is the geometric
+// mean of the per-round ratios, starts weighted equally.
+type RoundRatio struct {
+	// Ratio, Low and High are the estimate and its 95% interval.
+	Ratio, Low, High float64
+	// Starts and Rounds count the starts and paired rounds used.
+	Starts, Rounds int
+	// DF is the degrees of freedom of the interval's t quantile.
+	DF int
+	// BetweenSD and WithinSD estimate the standard deviations of the log
+	// ratio between starts and between rounds within a start.
+	BetweenSD, WithinSD float64
+	// Within reports an interval from one start's rounds alone.
+	Within bool
+}
+
+// HalfWidth is half the interval's width relative to the ratio (0.03 is
+// ±3%); NaN without an interval.
+func (r RoundRatio) HalfWidth() float64 {
+	if r.DF < 1 || r.Ratio == 0 {
+		return math.NaN()
+	}
+	return (r.High - r.Low) / 2 / r.Ratio
+}
+
+// Significant reports whether the interval excludes 1: the two arms
+// differ at the 5% level.
+func (r RoundRatio) Significant() bool {
+	return r.DF >= 1 && (r.Low > 1 || r.High < 1)
+}
+
+// RoundRatioCI95 estimates mean(a)/mean(b) from a[s][r] and b[s][r], the
+// two arms' figures in round r of start s (the same round for both). A
+// round where either figure is not positive is left out.
+func RoundRatioCI95(a, b [][]float64) RoundRatio {
+	var means []float64
+	var within float64 // sum of squared deviations from each start's mean
+	withinDF := 0
+	out := RoundRatio{}
+	for s := range min(len(a), len(b)) {
+		var d []float64
+		for r := range min(len(a[s]), len(b[s])) {
+			if a[s][r] > 0 && b[s][r] > 0 {
+				d = append(d, math.Log(a[s][r]/b[s][r]))
+			}
+		}
+		if len(d) == 0 {
+			continue
+		}
+		m := Mean(d)
+		for _, v := range d {
+			within += (v - m) * (v - m)
+		}
+		withinDF += len(d) - 1
+		means = append(means, m)
+		out.Rounds += len(d)
+		out.Starts++
+	}
+	if out.Starts == 0 {
+		return out
+	}
+	mu := Mean(means)
+	out.Ratio, out.Low, out.High = math.Exp(mu), math.Exp(mu), math.Exp(mu)
+	if withinDF > 0 {
+		out.WithinSD = math.Sqrt(within / float64(withinDF))
+	}
+	perStart := float64(out.Rounds) / float64(out.Starts)
+	var se float64
+	switch {
+	case out.Starts >= 2:
+		sd := StdDev(means)
+		out.DF = out.Starts - 1
+		se = sd / math.Sqrt(float64(out.Starts))
+		out.BetweenSD = math.Sqrt(math.Max(0, sd*sd-out.WithinSD*out.WithinSD/perStart))
+	case withinDF > 0:
+		out.Within = true
+		out.DF = withinDF
+		se = out.WithinSD / math.Sqrt(float64(out.Rounds))
+	default:
+		return out
+	}
+	h := tQuantile975(out.DF) * se
+	out.Low, out.High = math.Exp(mu-h), math.Exp(mu+h)
+	return out
+}
+
+// Need estimates how many starts, and rounds in each, would bring the
+// interval within ±halfWidth with the variances estimated so far: the
+// fewest starts (at least two) for which some number of rounds up to
+// maxRounds suffices. ok is false when maxRounds rounds in up to 50
+// starts would not.
+func (r RoundRatio) Need(halfWidth float64, maxRounds int) (starts, rounds int, ok bool) {
+	h := math.Log1p(halfWidth)
+	vb, vw := r.BetweenSD*r.BetweenSD, r.WithinSD*r.WithinSD
+	for s := 2; s <= 50; s++ {
+		// t·sqrt((vb + vw/R)/S) <= h  <=>  vw/R <= S(h/t)² - vb
+		room := float64(s)*math.Pow(h/tQuantile975(s-1), 2) - vb
+		if room <= 0 {
+			continue
+		}
+		n := max(2, int(math.Ceil(vw/room)))
+		if n <= maxRounds {
+			return s, n, true
+		}
+	}
+	return 0, 0, false
+}

@@ -1,0 +1,126 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// simulateRounds draws two arms' throughput over s starts of r rounds: a
+// true ratio, a start effect of sd between, round noise of sd within (on
+// the log ratio), and a drift that moves both arms alike.
+func simulateRounds(rng *rand.Rand, ratio, between, within float64, s, r int) (a, b [][]float64) {
+	for range s {
+		u := rng.NormFloat64() * between
+		var as, bs []float64
+		for k := range r {
+			machine := 50000 * (1 + 0.2*math.Sin(float64(k)/3)) * math.Exp(rng.NormFloat64()*0.05)
+			e := rng.NormFloat64() * within
+			as = append(as, machine*ratio*math.Exp(u+e))
+			bs = append(bs, machine)
+		}
+		a, b = append(a, as), append(b, bs)
+	}
+	return a, b
+}
+
+// TestRoundRatioCoverage checks that the 95% interval covers the true
+// ratio in about 95% of synthetic experiments with known variance at
+// each level, and that with no difference it claims one about 5% of the
+// time.
+func TestRoundRatioCoverage(t *testing.T) {
+	cases := []struct {
+		name            string
+		between, within float64
+		starts, rounds  int
+	}{
+		{"rounds dominate, two starts", 0.005, 0.06, 2, 20},
+		{"starts dominate, two starts", 0.04, 0.02, 2, 20},
+		{"both, three starts", 0.02, 0.05, 3, 10},
+		{"no start effect, five starts", 0, 0.05, 5, 8},
+		// One start: the interval covers round noise only, which is all
+		// there is when starts do not differ.
+		{"one start, no start effect", 0, 0.08, 1, 30},
+	}
+	const n = 4000
+	for _, c := range cases {
+		for _, ratio := range []float64{1, 2.1} {
+			rng := rand.New(rand.NewPCG(7, uint64(c.starts*100+c.rounds)))
+			covered, claimed := 0, 0
+			for range n {
+				a, b := simulateRounds(rng, ratio, c.between, c.within, c.starts, c.rounds)
+				got := RoundRatioCI95(a, b)
+				if got.Low <= ratio && ratio <= got.High {
+					covered++
+				}
+				if got.Significant() {
+					claimed++
+				}
+			}
+			cov := float64(covered) / n
+			if cov < 0.935 || cov > 0.965 {
+				t.Errorf("%s, ratio %g: coverage %.3f, want 0.95 ± 0.015", c.name, ratio, cov)
+			}
+			if ratio == 1 {
+				if fp := float64(claimed) / n; fp > 0.065 {
+					t.Errorf("%s: claimed a difference in %.3f of A/A experiments, want about 0.05", c.name, fp)
+				}
+			}
+		}
+	}
+}
+
+func TestRoundRatioEstimates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a, b := simulateRounds(rng, 0.466, 0.03, 0.06, 40, 200)
+	got := RoundRatioCI95(a, b)
+	if math.Abs(got.Ratio-0.466)/0.466 > 0.02 {
+		t.Errorf("ratio %g, want 0.466", got.Ratio)
+	}
+	if math.Abs(got.BetweenSD-0.03) > 0.01 || math.Abs(got.WithinSD-0.06) > 0.005 {
+		t.Errorf("between %.4f within %.4f, want 0.03 and 0.06", got.BetweenSD, got.WithinSD)
+	}
+	if got.Starts != 40 || got.Rounds != 8000 || got.DF != 39 || got.Within {
+		t.Errorf("starts %d rounds %d df %d within %v", got.Starts, got.Rounds, got.DF, got.Within)
+	}
+	// A round without a figure for one arm is left out, not paired with
+	// a zero.
+	a[0][0] = 0
+	if got := RoundRatioCI95(a, b); got.Rounds != 7999 {
+		t.Errorf("rounds %d, want 7999 with one unpaired", got.Rounds)
+	}
+	if got := RoundRatioCI95(nil, nil); got.DF != 0 || !math.IsNaN(got.HalfWidth()) {
+		t.Errorf("no data: %+v", got)
+	}
+}
+
+func TestRoundRatioNeed(t *testing.T) {
+	cases := []struct {
+		name            string
+		between, within float64
+		wantStarts      int
+		wantOK          bool
+	}{
+		// Round noise only: two starts would need 331 rounds each (t has
+		// one degree of freedom), three need 26.
+		{"round noise", 0, 0.06, 3, true},
+		// A start effect of 2% needs five starts, whatever the rounds.
+		{"start effect", 0.02, 0.01, 5, true},
+		// 20% between starts cannot reach ±3% in 50 starts.
+		{"hopeless", 0.2, 0.05, 0, false},
+	}
+	for _, c := range cases {
+		r := RoundRatio{BetweenSD: c.between, WithinSD: c.within}
+		s, n, ok := r.Need(0.03, 200)
+		if ok != c.wantOK || s != c.wantStarts && c.wantOK {
+			t.Errorf("%s: got %d starts of %d rounds (%v), want %d starts (%v)", c.name, s, n, ok, c.wantStarts, c.wantOK)
+		}
+		if ok {
+			// What it asks for must reach the half-width.
+			h := tQuantile975(s-1) * math.Sqrt((c.between*c.between+c.within*c.within/float64(n))/float64(s))
+			if math.Expm1(h) > 0.03+1e-9 {
+				t.Errorf("%s: %d starts of %d rounds give ±%.3f", c.name, s, n, math.Expm1(h))
+			}
+		}
+	}
+}
