@@ -112,12 +112,6 @@ func (p *Plan) applyDefaults() {
 			p.TrialsMax = DefaultTrialsMax
 		}
 	}
-	if p.Trials == 0 {
-		p.Trials = DefaultTrials
-	}
-	if p.TrialsMax < p.Trials {
-		p.TrialsMax = p.Trials
-	}
 	if p.ServiceRestart == "" {
 		p.ServiceRestart = "trial"
 	}
@@ -213,6 +207,17 @@ func (p *Plan) applyDefaults() {
 			rest = fmt.Sprintf("1-%d", n-1)
 		}
 		p.Placement = Placement{ServiceCPUs: "0", GeneratorCPUs: rest, DatabaseCPUs: rest}
+	}
+	// Last: whether the plan interleaves depends on the defaults above.
+	p.applyRoundDefaults()
+	if p.Trials == 0 {
+		p.Trials = DefaultTrials
+		if ok, _ := p.Interleaved(); ok {
+			p.Trials = DefaultInterleavedTrials
+		}
+	}
+	if p.TrialsMax < p.Trials {
+		p.TrialsMax = p.Trials
 	}
 }
 

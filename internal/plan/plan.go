@@ -58,6 +58,9 @@ type Plan struct {
 	Trials     int  `yaml:"trials" json:"trials"`
 	TrialsAuto bool `yaml:"-" json:"trials_auto,omitempty"`
 	TrialsMax  int  `yaml:"trials_max" json:"trials_max,omitempty"`
+	// Rounds is how implementations are compared: in interleaved rounds
+	// over warm services (the default), to a precision.
+	Rounds Rounds `yaml:",inline" json:"rounds"`
 	// ServiceRestart is when a service is started afresh: "trial" (once
 	// per trial, warmed up and measured on every workload) or "workload"
 	// (a cold start for each workload).

@@ -37,7 +37,11 @@ func TestParsePlanDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"model defaults to closed", p.Load.Model, "closed"},
-		{"trials default", p.Trials, 1},
+		{"two starts when implementations are compared in rounds", p.Trials, 2},
+		{"precision default", float64(p.Rounds.Precision), DefaultPrecision},
+		{"round default", time.Duration(p.Rounds.Round), DefaultRound},
+		{"settle default", time.Duration(p.Rounds.Settle), DefaultSettle},
+		{"measure_max default", time.Duration(p.Rounds.MeasureMax), DefaultMeasureMax},
 		{"warmup is automatic by default", p.Load.WarmupAuto, true},
 		{"warmup cap default", time.Duration(p.Load.WarmupMax), DefaultWarmupMax},
 		{"one start per trial", p.ServiceRestart, "trial"},
@@ -56,6 +60,55 @@ func TestParsePlanDefaults(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
 		}
+	}
+}
+
+func TestInterleaved(t *testing.T) {
+	base := "name: t\nimplementations: [go-stdlib, java-spring]\nworkloads: [string]\nload: {levels: [10]}\n"
+	tests := []struct {
+		name   string
+		extra  string
+		want   bool
+		trials int
+		arms   int
+	}{
+		// Two implementations, warmed: rounds, two starts.
+		{"default", "", true, 2, 2},
+		// Trials named stay as named.
+		{"trials named", "trials: 3\n", true, 3, 2},
+		{"switched off", "interleave: false\n", false, 1, 2},
+		// One implementation with A/A is two arms.
+		{"aa", "aa: true\n", true, 2, 3},
+		// A cold variant is measured sequentially.
+		{"no warm-up", "load: {levels: [10], warmup: 0s}\n", false, 1, 2},
+	}
+	for _, tc := range tests {
+		text := base + tc.extra
+		if strings.HasPrefix(tc.extra, "load:") {
+			text = strings.Replace(base, "load: {levels: [10]}\n", "", 1) + tc.extra
+		}
+		p, err := ParsePlan("t.yaml", []byte(text), testCatalog)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, why := p.Interleaved()
+		if got != tc.want || p.Trials != tc.trials || len(p.Arms()) != tc.arms {
+			t.Errorf("%s: interleaved %v (%s), trials %d, arms %d; want %v, %d, %d", tc.name, got, why, p.Trials, len(p.Arms()), tc.want, tc.trials, tc.arms)
+		}
+		if !got && why == "" {
+			t.Errorf("%s: sequential without a reason", tc.name)
+		}
+	}
+	p, err := ParsePlan("t.yaml", []byte(base+"precision: 2%\naa: true\n"), testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(p.Rounds.Precision) != 0.02 || p.Arms()[2].ID() != "go-stdlib+aa" {
+		t.Errorf("precision %v, A/A arm %s", p.Rounds.Precision, p.Arms()[2].ID())
+	}
+	_, err = ParsePlan("t.yaml", []byte(base+"precision: lots\nround: 100ms\n"), testCatalog)
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:5: \"lots\" is not a percentage") || !strings.Contains(err.Error(), "t.yaml:6: round") {
+		t.Errorf("bad precision and round: %v", err)
 	}
 }
 

@@ -119,6 +119,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if p.Trials < 1 || p.Trials > 100 {
 		add([]string{"trials"}, "or auto", "trials must be between 1 and 100, not %d", p.Trials)
 	}
+	p.validateRounds(add)
 	if p.TrialsAuto && p.TrialsMax > 100 {
 		add([]string{"trials_max"}, "", "trials_max must be at most 100, not %d", p.TrialsMax)
 	}

@@ -111,6 +111,9 @@ type Run struct {
 	// Faults holds the fault test of each implementation serving bank,
 	// when the plan has a faults section.
 	Faults []*FaultTest `json:"faults,omitempty"`
+	// Comparisons are the plan's implementations measured in
+	// interleaved rounds, one per workload and level, with the verdict.
+	Comparisons []*Comparison `json:"comparisons,omitempty"`
 }
 
 // Build is what building one service did.

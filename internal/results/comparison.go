@@ -1,0 +1,128 @@
+package results
+
+import "time"
+
+// Comparison is a plan's implementations (its arms) at one workload and
+// level, measured in interleaved rounds: every arm started and warmed,
+// all kept alive, then round after round each arm measured once for a
+// short interval in a fresh random order while the others are frozen, so
+// the machine's drift moves every arm alike. Starts repeat this with
+// fresh processes. Its Verdict is what the run concludes.
+type Comparison struct {
+	Workload string `json:"workload"`
+	Level    int    `json:"level"`
+	// Model is the load model: "closed" compares throughput, "open"
+	// (where throughput is the offered rate) compares latency.
+	Model string `json:"model"`
+	// Arms are the implementation ids in plan order; an A/A arm is the
+	// first implementation started a second time.
+	Arms []string `json:"arms"`
+	// RoundSeconds is each arm's measured interval in a round, after
+	// SettleSeconds of load that are not counted.
+	RoundSeconds  float64 `json:"round_seconds"`
+	SettleSeconds float64 `json:"settle_seconds"`
+	// Precision is the half-width every adjacent pair's interval is meant
+	// to reach (0.03 is ±3%).
+	Precision float64 `json:"precision"`
+	// Rounds in the order they ran, over every start.
+	Rounds []Round `json:"rounds"`
+	// Verdict is the ranking with an interval on every adjacent pair.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// Warnings are doubts about this comparison (a thawed arm that did
+	// not settle, a start that failed).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Round is one round of a Comparison: every live arm measured once.
+type Round struct {
+	// Start is the trial: the fresh start of every arm this round ran on.
+	Start int `json:"start"`
+	// Index numbers the rounds of one start from 1.
+	Index int `json:"index"`
+	// Arms are the arms' intervals in the order they were measured.
+	Arms []ArmRound `json:"arms"`
+}
+
+// ArmRound is one arm's measured interval in a round.
+type ArmRound struct {
+	Arm string `json:"arm"`
+	// At is when the measured interval began.
+	At         time.Time `json:"at"`
+	Seconds    float64   `json:"seconds"`
+	Throughput float64   `json:"throughput"`
+	Samples    int64     `json:"samples"`
+	Errors     int64     `json:"errors"`
+	P50Ms      float64   `json:"p50_ms"`
+	P99Ms      float64   `json:"p99_ms"`
+	// ServiceCPU is the arm's process tree's CPU during the interval, in
+	// percent of one CPU; GeneratorCPU the generator's, in percent of all
+	// of its CPUs.
+	ServiceCPU   float64 `json:"service_cpu_percent"`
+	GeneratorCPU float64 `json:"generator_cpu_percent"`
+	// SettleThroughput and SettleErrors are the uncounted load right
+	// after the thaw.
+	SettleThroughput float64 `json:"settle_throughput"`
+	SettleErrors     int64   `json:"settle_errors,omitempty"`
+	// Misbehaved says how the arm failed to settle after its thaw
+	// (errors, a first second far below the interval); such a round is
+	// left out of the verdict and reported.
+	Misbehaved string `json:"misbehaved,omitempty"`
+}
+
+// Verdict ranks a Comparison's arms and gives every adjacent pair the
+// 95% interval of their ratio (stats.RoundRatioCI95: a random-effects
+// model over starts and rounds, paired within each round).
+type Verdict struct {
+	// Metric is what is compared: "throughput" (more is better) or
+	// "p99 latency" (less is better).
+	Metric string `json:"metric"`
+	// Ranking is the arms, best first.
+	Ranking []string `json:"ranking"`
+	// Pairs are the adjacent pairs of the ranking, in order.
+	Pairs []PairRatio `json:"pairs"`
+	// CPU compares the same adjacent pairs on service CPU per request.
+	CPU []PairRatio `json:"cpu_per_request,omitempty"`
+	// AA is the machine checked against itself: the first
+	// implementation against its own second start, when the plan asks.
+	AA *PairRatio `json:"aa,omitempty"`
+	// GeneratorBound lists the arms during whose rounds the generator
+	// used more than GeneratorBoundPercent of its CPUs on average, with
+	// that figure: their figures may be the generator's.
+	GeneratorBound map[string]float64 `json:"generator_bound,omitempty"`
+	// Unresolved names the pairs whose interval is wider than the
+	// precision, and what they would need.
+	Unresolved []string `json:"unresolved,omitempty"`
+	// MeasuredSeconds is the time spent in rounds (settling included).
+	MeasuredSeconds float64 `json:"measured_seconds"`
+}
+
+// PairRatio is how much better one arm is than the next: the ratio of
+// Better's figure to Worse's (throughput) or Worse's to Better's
+// (latency, CPU per request), so it is at least 1 when the ranking holds.
+type PairRatio struct {
+	Better string  `json:"better"`
+	Worse  string  `json:"worse"`
+	Ratio  float64 `json:"ratio"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	// HalfWidth is (High-Low)/2 relative to Ratio.
+	HalfWidth float64 `json:"half_width"`
+	Starts    int     `json:"starts"`
+	Rounds    int     `json:"rounds"`
+	// BetweenSD and WithinSD are the log ratio's estimated spread
+	// between starts and between rounds.
+	BetweenSD float64 `json:"between_sd"`
+	WithinSD  float64 `json:"within_sd"`
+	// Significant is whether the interval excludes 1.
+	Significant bool `json:"significant"`
+	// OneStart reports an interval from one start's rounds alone: the
+	// machine's noise, not a second start's difference.
+	OneStart bool `json:"one_start,omitempty"`
+	// Need estimates what would bring an unresolved pair within the
+	// precision ("5 starts of 26 rounds"); empty when resolved.
+	Need string `json:"need,omitempty"`
+}
+
+// GeneratorBoundPercent is the generator's CPU, in percent of its CPUs,
+// above which an arm is marked generator-bound.
+const GeneratorBoundPercent = 80
