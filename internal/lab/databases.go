@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
@@ -27,8 +28,19 @@ func (x *execution) startDatabases(ctx context.Context) error {
 	if info.MariaDB = slices.Contains(engines, workloads.MySQL); info.MariaDB {
 		info.SKURows = p.Database.SKURows
 	}
+	maxConns := p.Database.MaxConnections
+	if ok, _ := p.Interleaved(); ok && len(engines) > 0 {
+		// Every arm is alive at once in interleaved rounds, each with its
+		// pools: the servers must admit them all, and the harness.
+		if need := connectionsAlive(p); need > maxConns {
+			x.say("max_connections %d for the %d arms alive at once (each pool DB_POOL_SIZE, plus %d for the harness), above the plan's %d",
+				need, len(p.Arms()), HarnessConnections, maxConns)
+			maxConns = need
+			info.MaxConnections = need
+		}
+	}
 	dbs, err := stack.StartDatabases(ctx, engines, stack.DatabaseOptions{
-		MaxConnections: p.Database.MaxConnections,
+		MaxConnections: maxConns,
 		LogDir:         filepath.Join(x.dir, "databases"),
 		CPUs:           p.Placement.DatabaseCPUs,
 		Progress:       sayWriter{x},
@@ -49,6 +61,35 @@ func (x *execution) startDatabases(ctx context.Context) error {
 	x.skuIndex = *p.Database.SKUIndex
 	info.PrepareSeconds = time.Since(start).Seconds()
 	return nil
+}
+
+// HarnessConnections is what showdown itself may hold on a database
+// server at once: resets, audits, counts and the contract suite's checks.
+const HarnessConnections = 10
+
+// connectionsAlive is what the plan's arms may open on one database server
+// when all are alive: each arm's DB_POOL_SIZE (its own environment over
+// the plan's), times its WORKERS where each worker has its own pools
+// (node-http), plus HarnessConnections.
+func connectionsAlive(p *plan.Plan) int {
+	n := HarnessConnections
+	for _, im := range p.Arms() {
+		get := func(k string) string {
+			if v, ok := im.Env[k]; ok {
+				return v
+			}
+			return p.Env[k]
+		}
+		pool, err := strconv.Atoi(get("DB_POOL_SIZE"))
+		if err != nil || pool <= 0 {
+			pool = workloads.DefaultPoolSize
+		}
+		if w, err := strconv.Atoi(get("WORKERS")); err == nil && w > 1 && im.Service == "node-http" {
+			pool *= w
+		}
+		n += pool
+	}
+	return n
 }
 
 // beforeStart applies the database policy before a service starts:

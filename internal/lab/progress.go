@@ -46,7 +46,7 @@ func levelsPerTrial(p *plan.Plan) int {
 	for _, w := range p.Workloads {
 		n += len(p.SettingsOf(w.Name))
 	}
-	return n * len(p.Implementations) * len(p.Load.Levels)
+	return n * len(p.Arms()) * len(p.Load.Levels)
 }
 
 // line prints a message, keeping the live line below it on a terminal.

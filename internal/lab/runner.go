@@ -123,6 +123,24 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	}
 	x.progress = newProgress(rn.Progress, rn.TTY, p)
 	defer x.progress.close()
+	if ok, why := p.Interleaved(); ok {
+		x.runInterleaved(ctx)
+	} else {
+		if len(p.Arms()) > 1 {
+			x.say("measured one start after another, not in interleaved rounds: %s", why)
+		}
+		x.runSequential(ctx)
+	}
+	if p.Faults != nil && ctx.Err() == nil {
+		x.runFaults(ctx)
+	}
+	return dir, x.rec, ctx.Err()
+}
+
+// runSequential measures every start alone, one after the other: trial
+// by trial, implementations in a rotated order.
+func (x *execution) runSequential(ctx context.Context) {
+	p := x.plan
 	last := p.Trials
 	if p.TrialsAuto {
 		last = p.TrialsMax
@@ -139,13 +157,9 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 				break
 			}
 			x.rec.Services = append(x.rec.Services, x.runStart(ctx, s)...)
-			_ = results.WriteRun(dir, x.rec)
+			_ = results.WriteRun(x.dir, x.rec)
 		}
 	}
-	if p.Faults != nil && ctx.Err() == nil {
-		x.runFaults(ctx)
-	}
-	return dir, x.rec, ctx.Err()
 }
 
 // newResultsDir creates results/<UTC time>-<plan>/, never reusing one.

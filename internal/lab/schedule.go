@@ -19,13 +19,13 @@ func schedule(p *plan.Plan, trial int) []start {
 	var out []start
 	if p.ServiceRestart == "workload" {
 		for _, w := range p.Workloads {
-			for _, im := range rotate(p.Implementations, trial-1) {
+			for _, im := range rotate(p.Arms(), trial-1) {
 				out = append(out, start{Implementation: im, Workloads: []plan.Workload{w}, Trial: trial})
 			}
 		}
 		return out
 	}
-	for _, im := range rotate(p.Implementations, trial-1) {
+	for _, im := range rotate(p.Arms(), trial-1) {
 		out = append(out, start{Implementation: im, Workloads: p.Workloads, Trial: trial})
 	}
 	return out

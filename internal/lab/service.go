@@ -11,6 +11,7 @@ import (
 	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
@@ -18,16 +19,74 @@ import (
 	"github.com/showdownlab/showdown/workloads"
 )
 
+// live is one implementation started for a trial: its process, limits
+// and log, the measurements it serves and their records.
+type live struct {
+	x       *execution
+	s       start
+	im      plan.Implementation
+	ms      []measurement
+	srs     []*results.ServiceRun
+	svc     *stack.Service
+	grp     *cgroup.Group
+	logf    *atomicfile.File
+	logPath string
+	nmt     bool
+	stopped bool
+	frozen  bool
+	// settled is the scenario of each workload once prepared (contract
+	// and warm-up passed), for interleaved rounds.
+	settled map[string]*scenario.Scenario
+}
+
 // runStart starts one implementation once and measures it on each
 // workload of s in turn: contract check, warm-up, every level. It returns
 // one record per workload; a failure before the service is up fails them
 // all, a failure on one workload fails that one and the next is tried.
 func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun {
+	l := x.bringUp(ctx, s, true)
+	if l.svc == nil {
+		return l.srs
+	}
+	defer l.down()
+	idle := rssOf(l.svc.PID())
+	for i, m := range l.ms {
+		w, sr := m.Workload, l.srs[i]
+		sr.StartupSeconds, sr.RSSIdleBytes = l.svc.Startup.Seconds(), idle
+		if ctx.Err() != nil {
+			break
+		}
+		if !l.alive(ctx, sr) {
+			continue
+		}
+		if i > 0 || sr.Database != "" {
+			x.progress.service(sr.Name(), w.Name, s.Trial)
+		}
+		if m.Setting.Label != "" && m.Setting.SKUIndex != x.skuIndex {
+			if err := x.dbs.SetSKUIndex(ctx, m.Setting.SKUIndex); err != nil {
+				l.fail(ctx, sr, "database setting %s: %v", m.Setting.Label, err)
+				continue
+			}
+			x.skuIndex = m.Setting.SKUIndex
+		}
+		if reason := x.measureWorkload(ctx, l.svc, l.im, w, sr, i == 0); reason != "" {
+			l.fail(ctx, sr, "%s", reason)
+		}
+		l.after(ctx, sr)
+	}
+	l.interrupted(ctx)
+	l.down()
+	return l.srs
+}
+
+// bringUp starts s's implementation with its limits and log and returns
+// it live, after the plan's database restart when restart is set; when it
+// could not start, every record is failed and svc is nil.
+func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 	p, im := x.plan, s.Implementation
 	x.starts++
-	var srs []*results.ServiceRun
-	ms := measurements(p, s.Workloads, x.skuIndex)
-	for _, m := range ms {
+	l := &live{x: x, s: s, im: im, ms: measurements(p, s.Workloads, x.skuIndex), settled: map[string]*scenario.Scenario{}}
+	for _, m := range l.ms {
 		w := m.Workload
 		dir := filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
 		if m.Setting.Label != "" {
@@ -35,73 +94,53 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 		}
 		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: w.Name,
 			Database: m.Setting.Label, Trial: s.Trial, Status: results.OK, Dir: dir}
-		for _, l := range p.Load.Levels {
-			sr.Levels = append(sr.Levels, &results.LevelRun{Level: l, Status: results.Skipped,
-				Dir: filepath.Join(sr.Dir, fmt.Sprintf("level-%d", l))})
+		for _, lv := range p.Load.Levels {
+			sr.Levels = append(sr.Levels, &results.LevelRun{Level: lv, Status: results.Skipped,
+				Dir: filepath.Join(sr.Dir, fmt.Sprintf("level-%d", lv))})
 		}
-		srs = append(srs, sr)
-	}
-	fail := func(sr *results.ServiceRun, format string, args ...any) {
-		sr.Status = results.Failed
-		sr.Reason = fmt.Sprintf(format, args...)
-		if ctx.Err() != nil {
-			// What breaks while everything is being stopped is the
-			// interrupt's doing, not the implementation's.
-			sr.Status = results.Interrupted
-			x.say("%s on %s, trial %d: INTERRUPTED: %s", sr.Name(), sr.Workload, s.Trial, sr.Reason)
-		} else {
-			x.say("%s on %s, trial %d: FAILED: %s", sr.Name(), sr.Workload, s.Trial, sr.Reason)
-		}
-		x.progress.skip(countStatus(sr.Levels, results.Skipped))
-	}
-	failAll := func(tail, format string, args ...any) []*results.ServiceRun {
-		for _, sr := range srs {
-			if sr.Status == results.OK {
-				sr.LogTail = tail
-				fail(sr, format, args...)
-			}
-		}
-		return srs
+		l.srs = append(l.srs, sr)
 	}
 	startDir := filepath.Join(x.dir, "starts", sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
-	for _, sr := range srs {
+	for _, sr := range l.srs {
 		if err := os.MkdirAll(filepath.Join(x.dir, sr.Dir), 0o755); err != nil {
-			return failAll("", "%v", err)
+			return l.failAll(ctx, "", "%v", err)
 		}
 	}
 	if err := os.MkdirAll(startDir, 0o755); err != nil {
-		return failAll("", "%v", err)
+		return l.failAll(ctx, "", "%v", err)
 	}
 	m := x.manifests[im.Service]
 	b := x.rec.Builds[im.Service]
 	if m == nil || b == nil || b.Error != "" {
 		if b != nil {
-			return failAll(b.LogTail, "build failed: %s", b.Error)
+			return l.failAll(ctx, b.LogTail, "build failed: %s", b.Error)
 		}
-		return failAll("", "no such service")
+		return l.failAll(ctx, "", "no such service")
 	}
-	for _, sr := range srs {
+	for _, sr := range l.srs {
 		sr.ArtifactBytes = b.ArtifactBytes
 	}
-	if what, err := x.beforeStart(ctx, s.Workloads); err != nil {
-		return failAll("", "%s: %v", what, err)
+	if restart {
+		if what, err := x.beforeStart(ctx, s.Workloads); err != nil {
+			return l.failAll(ctx, "", "%s: %v", what, err)
+		}
 	}
 	// Placement and limits: the service's own CPUs, quota and memory cap.
 	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: p.Placement.ServiceCPUs, CPUQuota: p.Limits.CPU, MemoryBytes: int64(p.Limits.Memory)})
 	if err != nil {
-		return failAll("", "limits: %v", err)
+		return l.failAll(ctx, "", "limits: %v", err)
 	}
-	defer grp.Remove()
+	l.grp = grp
 	x.rec.Limits = results.AppliedLimits(grp.Applied())
 
 	// The log is written under a temporary name and appears whole when the
 	// service has stopped (its tail is read from the temporary file).
 	logf, err := atomicfile.Create(filepath.Join(startDir, "service.log"), 0o644)
 	if err != nil {
-		return failAll("", "%v", err)
+		grp.Remove()
+		return l.failAll(ctx, "", "%v", err)
 	}
-	defer logf.Commit()
-	logPath := logf.Name()
+	l.logf, l.logPath = logf, logf.Name()
 	env := map[string]string{}
 	for k, v := range p.Env {
 		env[k] = v
@@ -109,85 +148,134 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 	for k, v := range im.Env {
 		env[k] = v
 	}
-	nmt := p.NativeMemory && m.Language == "java"
-	if nmt {
+	l.nmt = p.NativeMemory && m.Language == "java"
+	if l.nmt {
 		withNMT(env)
 	}
 	x.progress.service(im.ID(), s.Workloads[0].Name, s.Trial)
 	svc, err := stack.StartService(ctx, m, x.dbs, stack.ServiceOptions{Env: env, Log: logf, Wrap: grp.Wrap})
 	if err != nil {
-		return failAll(tailFile(logPath, 40), "start: %v", err)
+		l.failAll(ctx, tailFile(l.logPath, 40), "start: %v", err)
+		logf.Commit()
+		grp.Remove()
+		return l
 	}
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		code, _ := svc.Stop()
-		for _, sr := range srs {
-			sr.ExitCode = max(code, 0)
-			if sr.Status != results.OK && sr.LogTail == "" {
-				sr.LogTail = tailFile(logPath, 40)
-			}
-		}
-	}
-	defer stop()
-	idle := rssOf(svc.PID())
-	for i, m := range ms {
-		w, sr := m.Workload, srs[i]
-		sr.StartupSeconds, sr.RSSIdleBytes = svc.Startup.Seconds(), idle
-		if ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-svc.Exited():
-			fail(sr, "the service exited before this workload")
-			continue
-		default:
-		}
-		if i > 0 || sr.Database != "" {
-			x.progress.service(sr.Name(), w.Name, s.Trial)
-		}
-		if m.Setting.Label != "" && m.Setting.SKUIndex != x.skuIndex {
-			if err := x.dbs.SetSKUIndex(ctx, m.Setting.SKUIndex); err != nil {
-				fail(sr, "database setting %s: %v", m.Setting.Label, err)
-				continue
-			}
-			x.skuIndex = m.Setting.SKUIndex
-		}
-		if reason := x.measureWorkload(ctx, svc, im, w, sr, i == 0); reason != "" {
-			fail(sr, "%s", reason)
-		}
-		sr.RSSAfterBytes = rssOf(svc.PID())
-		if nmt && ctx.Err() == nil {
-			sr.NativeMemory = nativeMemory(ctx, svc.PID())
-			if e := sr.NativeMemory.Error; e != "" {
-				x.warn("%s on %s, trial %d: native memory tracking: %s", sr.Name(), w.Name, s.Trial, e)
-			}
-		}
-	}
+	l.svc = svc
+	return l
+}
+
+// fail records why sr failed (or was interrupted).
+func (l *live) fail(ctx context.Context, sr *results.ServiceRun, format string, args ...any) {
+	x := l.x
+	sr.Status = results.Failed
+	sr.Reason = fmt.Sprintf(format, args...)
 	if ctx.Err() != nil {
-		// A record the interrupt cut short (a level, the warm-up, or the
-		// whole workload) is not OK.
-		for _, sr := range srs {
-			if sr.Status == results.OK && countStatus(sr.Levels, results.OK) < len(sr.Levels) {
-				sr.Status, sr.Reason = results.Interrupted, "interrupted before every level was measured"
-			}
+		// What breaks while everything is being stopped is the
+		// interrupt's doing, not the implementation's.
+		sr.Status = results.Interrupted
+		x.say("%s on %s, trial %d: INTERRUPTED: %s", sr.Name(), sr.Workload, l.s.Trial, sr.Reason)
+	} else {
+		x.say("%s on %s, trial %d: FAILED: %s", sr.Name(), sr.Workload, l.s.Trial, sr.Reason)
+	}
+	x.progress.skip(countStatus(sr.Levels, results.Skipped))
+}
+
+// failAll fails every record still OK, with the log's tail.
+func (l *live) failAll(ctx context.Context, tail, format string, args ...any) *live {
+	for _, sr := range l.srs {
+		if sr.Status == results.OK {
+			sr.LogTail = tail
+			l.fail(ctx, sr, format, args...)
 		}
 	}
-	stop()
-	return srs
+	return l
+}
+
+// alive reports whether the service still runs, failing sr if not.
+func (l *live) alive(ctx context.Context, sr *results.ServiceRun) bool {
+	select {
+	case <-l.svc.Exited():
+		l.fail(ctx, sr, "the service exited before this workload")
+		return false
+	default:
+		return true
+	}
+}
+
+// after records what a workload left: RSS, and the JVM's native memory.
+func (l *live) after(ctx context.Context, sr *results.ServiceRun) {
+	sr.RSSAfterBytes = rssOf(l.svc.PID())
+	if l.nmt && ctx.Err() == nil {
+		sr.NativeMemory = nativeMemory(ctx, l.svc.PID())
+		if e := sr.NativeMemory.Error; e != "" {
+			l.x.warn("%s on %s, trial %d: native memory tracking: %s", sr.Name(), sr.Workload, l.s.Trial, e)
+		}
+	}
+}
+
+// interrupted marks a record the interrupt cut short (a level, the
+// warm-up, or the whole workload) as not OK.
+func (l *live) interrupted(ctx context.Context) {
+	if ctx.Err() == nil {
+		return
+	}
+	for _, sr := range l.srs {
+		if sr.Status == results.OK && countStatus(sr.Levels, results.OK) < len(sr.Levels) {
+			sr.Status, sr.Reason = results.Interrupted, "interrupted before every level was measured"
+		}
+	}
+}
+
+// down stops the service (thawed first: a stopped process takes no
+// SIGTERM), commits its log and removes its limits; once.
+func (l *live) down() {
+	if l.stopped || l.svc == nil {
+		return
+	}
+	l.stopped = true
+	l.thaw()
+	code, _ := l.svc.Stop()
+	for _, sr := range l.srs {
+		sr.ExitCode = max(code, 0)
+		if sr.Status != results.OK && sr.LogTail == "" {
+			sr.LogTail = tailFile(l.logPath, 40)
+		}
+	}
+	l.logf.Commit()
+	l.grp.Remove()
 }
 
 // measureWorkload runs one workload on a started service: database reset
 // (unless the plan says never), scenario setup, a contract check, the
 // warm-up and every level. It returns why it failed, or "".
 func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im plan.Implementation, w plan.Workload, sr *results.ServiceRun, first bool) string {
+	sc, reason := x.prepareWorkload(ctx, svc, im, w, sr, first)
+	if reason != "" {
+		return reason
+	}
+	for _, lr := range sr.Levels {
+		if ctx.Err() != nil {
+			break
+		}
+		if reason := x.levelOf(ctx, svc, sc, w, lr); reason != "" {
+			return reason
+		}
+		if lr.Status == results.Interrupted {
+			return ""
+		}
+	}
+	return ""
+}
+
+// prepareWorkload readies a started service for a workload's levels:
+// database reset (unless the plan says never), the contract check, the
+// scenario and its setup, and the warm-up. It returns the scenario, or
+// why it failed.
+func (x *execution) prepareWorkload(ctx context.Context, svc *stack.Service, im plan.Implementation, w plan.Workload, sr *results.ServiceRun, first bool) (*scenario.Scenario, string) {
 	p := x.plan
 	if p.Database.Reset != "never" {
 		if err := x.dbs.Reset(ctx, w.Name); err != nil {
-			return "reset database: " + err.Error()
+			return nil, "reset database: " + err.Error()
 		}
 	}
 	began := time.Now()
@@ -195,7 +283,7 @@ func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im 
 	sr.Contract = c
 	if c.Mode == plan.VerifyFull {
 		if reason := x.contract(ctx, svc, w.Name, c); reason != "" {
-			return reason
+			return nil, reason
 		}
 		// The suite wrote clients, transfers and users: empty them again
 		// as the plan says, so the scenario's setup and the levels start
@@ -204,55 +292,54 @@ func (x *execution) measureWorkload(ctx context.Context, svc *stack.Service, im 
 		// same and the rows are counted before and after each level.
 		if p.Database.Reset != "never" {
 			if err := x.dbs.Reset(ctx, w.Name); err != nil {
-				return "reset database after the contract check: " + err.Error()
+				return nil, "reset database after the contract check: " + err.Error()
 			}
 		}
 	}
 	sc, err := x.scenario(ctx, w, svc.URL())
 	if err != nil {
-		return "scenario: " + err.Error()
+		return nil, "scenario: " + err.Error()
 	}
 	// One iteration of the scenario, which asserts every response: the
 	// whole check with verify: quick.
 	res, err := x.attacker(nil).Attack(ctx, load.StatusChecked(sc), load.ClosedModel{Users: 1, Iterations: 1})
 	if err != nil {
-		return "contract check: " + err.Error()
+		return nil, "contract check: " + err.Error()
 	}
 	if row, _ := res.Row(""); row.Errors > 0 || row.Samples == 0 {
-		return "contract check: one iteration of the scenario: " + reasons(row)
+		return nil, "contract check: one iteration of the scenario: " + reasons(row)
 	}
 	c.Seconds = math.Round(time.Since(began).Seconds()*10) / 10
 	x.say("%s on %s: contract %s", sr.Name(), w.Name, describeContract(c))
 	wu, err := x.warmUp(ctx, sc, svc.PID(), p.Load.Levels[0], first, p.WarmupOf(im))
 	sr.Warmup = wu
 	if err != nil {
-		return "warm-up: " + err.Error()
+		return nil, "warm-up: " + err.Error()
 	}
 	if wu != nil {
 		x.say("%s on %s: warm-up %s", sr.Name(), w.Name, describeWarmup(wu))
 	}
 	sr.RSSWarmBytes = rssOf(svc.PID())
-	for _, lr := range sr.Levels {
-		if ctx.Err() != nil {
-			break
-		}
-		if p.Database.Reset == "level" && workloads.Database(w.Name) != workloads.NoDatabase {
-			if err := x.dbs.Reset(ctx, w.Name); err != nil {
-				lr.Status, lr.Reason = results.Failed, "reset database: "+err.Error()
-				return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
-			}
-			if err := setup(ctx, sc); err != nil {
-				lr.Status, lr.Reason = results.Failed, "scenario setup: "+err.Error()
-				return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
-			}
-		}
-		x.level(ctx, svc, sc, w, lr)
-		if lr.Status == results.Interrupted {
-			return ""
-		}
-		if lr.Status != results.OK {
+	return sc, ""
+}
+
+// levelOf measures one level of a prepared workload, resetting the
+// database first when the plan says so. It returns why the level failed,
+// or "".
+func (x *execution) levelOf(ctx context.Context, svc *stack.Service, sc *scenario.Scenario, w plan.Workload, lr *results.LevelRun) string {
+	if x.plan.Database.Reset == "level" && workloads.Database(w.Name) != workloads.NoDatabase {
+		if err := x.dbs.Reset(ctx, w.Name); err != nil {
+			lr.Status, lr.Reason = results.Failed, "reset database: "+err.Error()
 			return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 		}
+		if err := setup(ctx, sc); err != nil {
+			lr.Status, lr.Reason = results.Failed, "scenario setup: "+err.Error()
+			return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
+		}
+	}
+	x.level(ctx, svc, sc, w, lr)
+	if lr.Status != results.OK && lr.Status != results.Interrupted {
+		return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 	}
 	return ""
 }

@@ -1,0 +1,354 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// SettleFloor is the share of a round's throughput that the uncounted
+// second after a thaw must reach; below it the thaw is reported as
+// misbehaving and the round left out of the verdict.
+const SettleFloor = 0.5
+
+// runInterleaved measures the plan's arms in interleaved rounds. Each
+// trial starts every arm afresh, in a random order, and keeps them all
+// alive; an arm not being measured is frozen. On each workload every arm
+// passes its contract check and warms up in turn; on each level every arm
+// is measured once as a sequential run measures it (its files, resources
+// and audit), then all of them in rounds: each round every arm once, for
+// the plan's round, in a fresh random order. Rounds go on until each
+// adjacent pair is precise within the start, or the start's share of
+// measure_max is spent; starts go on past the plan's trials, up to
+// trials_max, while a pair is not precise overall.
+func (x *execution) runInterleaved(ctx context.Context) {
+	p := x.plan
+	arms := p.Arms()
+	var ids []string
+	for _, im := range arms {
+		ids = append(ids, im.ID())
+	}
+	comps := map[string]*results.Comparison{}
+	for _, w := range p.Workloads {
+		for _, lv := range p.Load.Levels {
+			c := &results.Comparison{Workload: w.Name, Level: lv, Model: p.Load.Model, Arms: ids,
+				RoundSeconds: time.Duration(p.Rounds.Round).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
+				Precision: float64(p.Rounds.Precision)}
+			comps[compKey(w.Name, lv)] = c
+			x.rec.Comparisons = append(x.rec.Comparisons, c)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
+	total := time.Duration(p.Rounds.MeasureMax)
+	var used time.Duration
+	for trial := 1; trial <= p.TrialsMax && ctx.Err() == nil; trial++ {
+		if trial > p.Trials {
+			if x.allPrecise() || used >= total {
+				break
+			}
+			x.progress.addTrial()
+		}
+		budget := total / time.Duration(p.Trials)
+		if trial > p.Trials {
+			budget = total - used
+		}
+		used += x.interleavedStart(ctx, trial, arms, comps, budget, rng)
+		for _, c := range x.rec.Comparisons {
+			c.Verdict = judge(c, p)
+		}
+		_ = results.WriteRun(x.dir, x.rec)
+	}
+	for _, c := range x.rec.Comparisons {
+		c.Verdict = judge(c, p)
+		for _, line := range verdictLines(c) {
+			x.say("%s", line)
+		}
+	}
+}
+
+func compKey(workload string, level int) string { return fmt.Sprintf("%s/%d", workload, level) }
+
+// allPrecise reports whether every comparison's adjacent pairs are within
+// the plan's precision.
+func (x *execution) allPrecise() bool {
+	for _, c := range x.rec.Comparisons {
+		if v := judge(c, x.plan); v == nil || len(v.Unresolved) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// interleavedStart is one trial of an interleaved plan; it returns the
+// time its rounds took.
+func (x *execution) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, rng *rand.Rand) time.Duration {
+	p := x.plan
+	var lives []*live
+	defer func() {
+		for _, l := range lives {
+			l.down()
+		}
+	}()
+	// The database's restart (restart: trial) happens once, before any
+	// arm starts: the arms alive together share its servers.
+	if what, err := x.beforeStart(ctx, p.Workloads); err != nil {
+		x.warn("trial %d not measured: %s: %v", trial, what, err)
+		return 0
+	}
+	for _, i := range rng.Perm(len(arms)) {
+		if ctx.Err() != nil {
+			break
+		}
+		s := start{Implementation: arms[i], Workloads: p.Workloads, Trial: trial}
+		l := x.bringUp(ctx, s, false)
+		x.rec.Services = append(x.rec.Services, l.srs...)
+		if l.svc == nil {
+			continue
+		}
+		lives = append(lives, l)
+		idle := rssOf(l.svc.PID())
+		for _, sr := range l.srs {
+			sr.StartupSeconds, sr.RSSIdleBytes = l.svc.Startup.Seconds(), idle
+		}
+		// Frozen once healthy, so the next one starts alone.
+		l.freeze()
+	}
+	var spent time.Duration
+	for wi, w := range p.Workloads {
+		var ready []*live
+		for _, i := range rng.Perm(len(lives)) {
+			l := lives[i]
+			sr := l.srs[wi]
+			if ctx.Err() != nil || sr.Status != results.OK {
+				continue
+			}
+			l.thaw()
+			if !l.alive(ctx, sr) {
+				continue
+			}
+			x.progress.service(sr.Name(), w.Name, trial)
+			sc, reason := x.prepareWorkload(ctx, l.svc, l.im, w, sr, wi == 0)
+			if reason != "" {
+				l.fail(ctx, sr, "%s", reason)
+			} else {
+				l.settled[w.Name] = sc
+				ready = append(ready, l)
+			}
+			l.freeze()
+		}
+		for li, lv := range p.Load.Levels {
+			// Each arm's level, measured alone as a sequential run would.
+			for _, i := range rng.Perm(len(ready)) {
+				l := ready[i]
+				sr := l.srs[wi]
+				if ctx.Err() != nil || sr.Status != results.OK {
+					continue
+				}
+				l.thaw()
+				if l.alive(ctx, sr) {
+					x.progress.service(sr.Name(), w.Name, trial)
+					if reason := x.levelOf(ctx, l.svc, l.settled[w.Name], w, sr.Levels[li]); reason != "" {
+						l.fail(ctx, sr, "%s", reason)
+					}
+				}
+				l.freeze()
+			}
+			var in []*live
+			for _, l := range ready {
+				if l.srs[wi].Status == results.OK {
+					in = append(in, l)
+				}
+			}
+			if len(in) < 2 || ctx.Err() != nil {
+				continue
+			}
+			if err := x.resetForRounds(ctx, w, in); err != nil {
+				x.warn("%s at %d: no rounds: %v", w.Name, lv, err)
+				continue
+			}
+			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), rng)
+		}
+	}
+	for _, l := range lives {
+		l.thaw()
+		for _, sr := range l.srs {
+			if sr.Status == results.OK {
+				l.after(ctx, sr)
+			}
+		}
+		l.interrupted(ctx)
+		l.down()
+	}
+	return spent
+}
+
+// resetForRounds empties the workload's data before the rounds, as the
+// plan's reset says (unless never), and runs each arm's scenario setup
+// again: every arm starts its rounds from the same data. Between rounds
+// nothing is reset: what the rounds write grows under every arm alike,
+// as they take turns.
+func (x *execution) resetForRounds(ctx context.Context, w plan.Workload, ls []*live) error {
+	if x.plan.Database.Reset == "never" || workloads.Database(w.Name) == workloads.NoDatabase {
+		return nil
+	}
+	if err := x.dbs.Reset(ctx, w.Name); err != nil {
+		return fmt.Errorf("reset database: %w", err)
+	}
+	for _, l := range ls {
+		sc := l.settled[w.Name]
+		if !sc.HasSetup() {
+			continue
+		}
+		l.thaw()
+		err := setup(ctx, sc)
+		l.freeze()
+		if err != nil {
+			return fmt.Errorf("%s: scenario setup: %w", l.im.ID(), err)
+		}
+	}
+	return nil
+}
+
+// rounds measures ls in rounds at level until each adjacent pair is
+// precise within this start (half the plan's precision), or budget is
+// spent, after at least plan.MinRounds; it returns the time taken. The
+// database's invariants are audited after the last round.
+func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*live, w plan.Workload, level, trial int, budget time.Duration, rng *rand.Rand) time.Duration {
+	began := time.Now()
+	for r := 1; ctx.Err() == nil; r++ {
+		if r > plan.MinRounds && (time.Since(began) >= budget || startPrecise(c, trial, c.Precision/2)) {
+			break
+		}
+		round := results.Round{Start: trial, Index: r}
+		for _, i := range rng.Perm(len(ls)) {
+			l := ls[i]
+			select {
+			case <-l.svc.Exited():
+				continue
+			default:
+			}
+			ar := x.armRound(ctx, l, w, level)
+			if ar.Misbehaved != "" {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("start %d, round %d: %s %s; the round is left out of the verdict", trial, r, ar.Arm, ar.Misbehaved))
+			}
+			round.Arms = append(round.Arms, ar)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		c.Rounds = append(c.Rounds, round)
+		x.say("%s at %d, start %d, round %d: %s", w.Name, level, trial, r, describeRound(round, c.Model))
+	}
+	if workloads.Database(w.Name) != workloads.NoDatabase {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AuditTimeout)
+		vs, err := x.dbs.Audit(actx, w.Name, -1, -1)
+		cancel()
+		if err != nil {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("start %d: audit after the rounds: %v", trial, err))
+		}
+		for _, v := range vs {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("start %d: INVARIANT FAILED after the rounds: %s: %s", trial, v.Check, v.Detail))
+			x.say("INVARIANT FAILED: %s after the rounds of start %d: %s: %s", w.Name, trial, v.Check, v.Detail)
+		}
+	}
+	return time.Since(began)
+}
+
+// armRound thaws l, loads it for the plan's settle (not counted) and its
+// round, stops the load (every request answered) and freezes it again.
+func (x *execution) armRound(ctx context.Context, l *live, w plan.Workload, level int) results.ArmRound {
+	p := x.plan
+	sc := load.StatusChecked(l.settled[w.Name])
+	ar := results.ArmRound{Arm: l.im.ID()}
+	model := func(d time.Duration) load.Model {
+		if p.Load.Model == "open" {
+			return load.OpenModel{Rate: float64(level), Duration: d}
+		}
+		return load.ClosedModel{Users: level, Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
+	}
+	l.thaw()
+	defer l.freeze()
+	if d := time.Duration(p.Rounds.Settle); d > 0 {
+		res, err := x.attacker(nil).Attack(ctx, sc, model(d))
+		if err != nil {
+			ar.Misbehaved = "did not settle after its thaw: " + err.Error()
+			return ar
+		}
+		row, _ := res.Row("")
+		ar.SettleThroughput, ar.SettleErrors = row.Throughput, row.Errors
+	}
+	smp := monitor.NewSampler(l.svc.PID())
+	_, _ = smp.Sample(ctx)
+	ar.At = time.Now().UTC()
+	res, err := x.attacker(nil).Attack(ctx, sc, model(time.Duration(p.Rounds.Round)))
+	after, serr := smp.Sample(ctx)
+	if err != nil {
+		ar.Misbehaved = "load failed: " + err.Error()
+		return ar
+	}
+	row, _ := res.Row("")
+	s := res.Summary
+	ar.Seconds, ar.Throughput, ar.Samples, ar.Errors = s.DurationSeconds, row.Throughput, row.Samples, row.Errors
+	ar.P50Ms, ar.P99Ms = row.Latency.P50, row.Latency.P99
+	if serr == nil {
+		ar.ServiceCPU = after.CPUPercent
+	}
+	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
+		ar.GeneratorCPU = 100 * s.CPUSeconds / s.DurationSeconds / float64(cpus)
+	}
+	switch {
+	case ar.SettleErrors > 0:
+		ar.Misbehaved = fmt.Sprintf("answered %d errors in the second after its thaw", ar.SettleErrors)
+	case p.Load.Model != "open" && ar.SettleThroughput < SettleFloor*ar.Throughput:
+		ar.Misbehaved = fmt.Sprintf("served %.0f%% of its round's rate in the second after its thaw", 100*ar.SettleThroughput/ar.Throughput)
+	}
+	return ar
+}
+
+// describeRound is one progress line of a round: each arm's figure in
+// the order measured.
+func describeRound(r results.Round, model string) string {
+	var parts []string
+	for _, a := range r.Arms {
+		v := fmt.Sprintf("%s %.0f/s", a.Arm, a.Throughput)
+		if model == "open" {
+			v = fmt.Sprintf("%s p99 %.2f ms", a.Arm, a.P99Ms)
+		}
+		if a.Misbehaved != "" {
+			v += " (misbehaved)"
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// startPrecise reports whether, on start's rounds alone, every adjacent
+// pair's interval is within ±halfWidth.
+func startPrecise(c *results.Comparison, start int, halfWidth float64) bool {
+	one := *c
+	one.Rounds = nil
+	for _, r := range c.Rounds {
+		if r.Start == start {
+			one.Rounds = append(one.Rounds, r)
+		}
+	}
+	v := judgeWith(&one, halfWidth, "")
+	if v == nil || len(v.Pairs) == 0 {
+		return false
+	}
+	for _, pr := range v.Pairs {
+		if !(pr.HalfWidth <= halfWidth) {
+			return false
+		}
+	}
+	return true
+}
+

@@ -1,0 +1,224 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
+)
+
+// judge ranks a comparison's arms from its rounds and gives every
+// adjacent pair its ratio's interval; nil before any round.
+func judge(c *results.Comparison, p *plan.Plan) *results.Verdict {
+	twin := ""
+	if p.Rounds.AA && len(c.Arms) >= 2 {
+		twin = c.Arms[len(c.Arms)-1]
+	}
+	return judgeWith(c, c.Precision, twin)
+}
+
+// figures are one arm's per-round values, by start and round, 0 where
+// the arm has none (not measured, misbehaved).
+type figures [][]float64
+
+// collect gathers each arm's figure per start and round with pick.
+func collect(c *results.Comparison, pick func(results.ArmRound) float64) (map[string]figures, []int) {
+	var starts []int
+	for _, r := range c.Rounds {
+		if !slices.Contains(starts, r.Start) {
+			starts = append(starts, r.Start)
+		}
+	}
+	out := map[string]figures{}
+	for _, arm := range c.Arms {
+		f := make(figures, len(starts))
+		out[arm] = f
+	}
+	for _, r := range c.Rounds {
+		si := slices.Index(starts, r.Start)
+		for _, a := range r.Arms {
+			f, ok := out[a.Arm]
+			if !ok {
+				continue
+			}
+			for len(f[si]) < r.Index {
+				f[si] = append(f[si], 0)
+			}
+			if a.Misbehaved == "" {
+				f[si][r.Index-1] = pick(a)
+			}
+		}
+	}
+	// Pad every start to its longest so rounds pair by index.
+	for si := range starts {
+		n := 0
+		for _, f := range out {
+			n = max(n, len(f[si]))
+		}
+		for _, f := range out {
+			for len(f[si]) < n {
+				f[si] = append(f[si], 0)
+			}
+		}
+	}
+	return out, starts
+}
+
+// geoMean is the geometric mean of the positive values of f.
+func (f figures) geoMean() float64 {
+	sum, n := 0.0, 0
+	for _, s := range f {
+		for _, v := range s {
+			if v > 0 {
+				sum += math.Log(v)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Exp(sum / float64(n))
+}
+
+// judgeWith is judge with the precision and the A/A twin arm ("" for
+// none) given.
+func judgeWith(c *results.Comparison, precision float64, twin string) *results.Verdict {
+	if len(c.Rounds) == 0 {
+		return nil
+	}
+	open := c.Model == "open"
+	v := &results.Verdict{Metric: "throughput"}
+	pick := func(a results.ArmRound) float64 { return a.Throughput }
+	if open {
+		v.Metric = "p99 latency"
+		pick = func(a results.ArmRound) float64 { return a.P99Ms }
+	}
+	figs, _ := collect(c, pick)
+	cpu, _ := collect(c, func(a results.ArmRound) float64 {
+		if a.Samples == 0 || a.ServiceCPU <= 0 {
+			return 0
+		}
+		return a.ServiceCPU / 100 * a.Seconds / float64(a.Samples) * 1e6 // µs per request
+	})
+	gen := map[string][]float64{}
+	for _, r := range c.Rounds {
+		for _, a := range r.Arms {
+			v.MeasuredSeconds += a.Seconds + c.SettleSeconds
+			gen[a.Arm] = append(gen[a.Arm], a.GeneratorCPU)
+		}
+	}
+	for arm, g := range gen {
+		if m := stats.Mean(g); m > results.GeneratorBoundPercent {
+			if v.GeneratorBound == nil {
+				v.GeneratorBound = map[string]float64{}
+			}
+			v.GeneratorBound[arm] = math.Round(m)
+		}
+	}
+	for _, arm := range c.Arms {
+		if arm != twin && figs[arm].geoMean() > 0 {
+			v.Ranking = append(v.Ranking, arm)
+		}
+	}
+	sort.SliceStable(v.Ranking, func(i, j int) bool {
+		a, b := figs[v.Ranking[i]].geoMean(), figs[v.Ranking[j]].geoMean()
+		if open {
+			return a < b
+		}
+		return a > b
+	})
+	maxRounds := max(plan.MinRounds, roundsPerStart(c)*4)
+	pair := func(better, worse string, num, den figures) results.PairRatio {
+		r := stats.RoundRatioCI95(num, den)
+		pr := results.PairRatio{Better: better, Worse: worse, Ratio: r.Ratio, Low: r.Low, High: r.High,
+			HalfWidth: r.HalfWidth(), Starts: r.Starts, Rounds: r.Rounds, BetweenSD: r.BetweenSD, WithinSD: r.WithinSD,
+			Significant: r.Significant(), OneStart: r.Within}
+		if math.IsNaN(pr.HalfWidth) {
+			pr.HalfWidth = 0
+		}
+		if r.DF < 1 || pr.HalfWidth > precision {
+			if s, n, ok := r.Need(precision, maxRounds); ok {
+				pr.Need = fmt.Sprintf("about %d starts of %d rounds", s, n)
+			} else {
+				pr.Need = fmt.Sprintf("more than 50 starts of %d rounds (the starts differ by %.1f%%)", maxRounds, 100*math.Expm1(r.BetweenSD))
+			}
+		}
+		return pr
+	}
+	for i := 0; i+1 < len(v.Ranking); i++ {
+		a, b := v.Ranking[i], v.Ranking[i+1]
+		var pr results.PairRatio
+		if open {
+			pr = pair(a, b, figs[b], figs[a])
+		} else {
+			pr = pair(a, b, figs[a], figs[b])
+		}
+		v.Pairs = append(v.Pairs, pr)
+		if pr.Need != "" {
+			v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s: ±%.1f%%, %s would reach ±%.0f%%", a, b, 100*pr.HalfWidth, pr.Need, 100*precision))
+		}
+		v.CPU = append(v.CPU, pair(a, b, cpu[b], cpu[a]))
+	}
+	if twin != "" && len(c.Arms) >= 2 {
+		aa := pair(c.Arms[0], twin, figs[c.Arms[0]], figs[twin])
+		v.AA = &aa
+	}
+	return v
+}
+
+// roundsPerStart is the most rounds any start of c ran.
+func roundsPerStart(c *results.Comparison) int {
+	n := 0
+	for _, r := range c.Rounds {
+		n = max(n, r.Index)
+	}
+	return n
+}
+
+// verdictLines are the printed verdict of a comparison, best first.
+func verdictLines(c *results.Comparison) []string {
+	v := c.Verdict
+	head := fmt.Sprintf("VERDICT %s at %d (%s, %d rounds):", c.Workload, c.Level, c.Model, len(c.Rounds))
+	if v == nil || len(v.Ranking) == 0 {
+		return []string{head + " no verdict: no round was measured"}
+	}
+	out := []string{head}
+	if len(v.Pairs) == 0 {
+		out = append(out, "  only "+v.Ranking[0]+" was measured: nothing to compare")
+	}
+	for _, pr := range v.Pairs {
+		out = append(out, "  "+DescribePair(pr, v.Metric))
+	}
+	for arm, g := range v.GeneratorBound {
+		out = append(out, fmt.Sprintf("  %s is generator-bound: the generator used %.0f%% of its CPUs during its rounds", arm, g))
+	}
+	if v.AA != nil {
+		out = append(out, "  A/A (the machine against itself): "+DescribePair(*v.AA, v.Metric))
+	}
+	for _, u := range v.Unresolved {
+		out = append(out, "  not within the precision: "+u)
+	}
+	return out
+}
+
+// DescribePair says one adjacent pair of a verdict: "rust-axum 2.08×
+// go-stdlib [2.01, 2.15]", or that there is no significant difference.
+func DescribePair(pr results.PairRatio, metric string) string {
+	what := "throughput"
+	if metric != "throughput" {
+		what = "lower " + metric
+	}
+	iv := fmt.Sprintf("[%.2f, %.2f]", pr.Low, pr.High)
+	if pr.OneStart {
+		iv += " (one start: the machine's noise only)"
+	}
+	if !pr.Significant {
+		return fmt.Sprintf("%s ≈ %s: no significant difference (%.2f× %s)", pr.Better, pr.Worse, pr.Ratio, iv)
+	}
+	return fmt.Sprintf("%s %.2f× %s %s, %s", pr.Better, pr.Ratio, pr.Worse, iv, what)
+}
