@@ -68,7 +68,7 @@ func (x *execution) runInterleaved(ctx context.Context) {
 	}
 	for _, c := range x.rec.Comparisons {
 		c.Verdict = judge(c, p)
-		for _, line := range verdictLines(c) {
+		for _, line := range c.VerdictLines() {
 			x.say("%s", line)
 		}
 	}
@@ -351,4 +351,3 @@ func startPrecise(c *results.Comparison, start int, halfWidth float64) bool {
 	}
 	return true
 }
-

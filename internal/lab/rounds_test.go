@@ -136,7 +136,7 @@ func TestJudge(t *testing.T) {
 	if g := v.GeneratorBound["fast"]; g != 90 || len(v.GeneratorBound) != 1 {
 		t.Errorf("generator-bound %v, want fast at 90%%", v.GeneratorBound)
 	}
-	lines := strings.Join(verdictLines(&results.Comparison{Workload: "string", Level: 50, Model: "closed", Rounds: c.Rounds, Verdict: v}), "\n")
+	lines := strings.Join((&results.Comparison{Workload: "string", Level: 50, Model: "closed", Rounds: c.Rounds, Verdict: v}).VerdictLines(), "\n")
 	for _, want := range []string{"fast 2.0", "× slow [", "fast is generator-bound", "A/A"} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("verdict lines lack %q:\n%s", want, lines)
@@ -146,7 +146,7 @@ func TestJudge(t *testing.T) {
 	one := *c
 	one.Rounds = c.Rounds[:8]
 	v1 := judgeWith(&one, 0.03, "slow+aa")
-	if !v1.Pairs[0].OneStart || !strings.Contains(DescribePair(v1.Pairs[0], v1.Metric), "one start") {
+	if !v1.Pairs[0].OneStart || !strings.Contains(v1.Pairs[0].Describe(v1.Metric), "one start") {
 		t.Errorf("one start: %+v, want a one-start interval, said", v1.Pairs[0])
 	}
 	// Wider than the precision: what would reach it is named.
