@@ -187,6 +187,11 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			hw.Rows = append(hw.Rows, row)
 		}
 		hw.Charts = levelCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
+		for ci, c := range wl.Comparisons {
+			if f, ok := driftChart(fmt.Sprintf("w%d-drift%d", wi, ci), c, colors); ok {
+				hw.Charts = append([]figure{f}, hw.Charts...)
+			}
+		}
 		if f, ok := warmupChart(fmt.Sprintf("w%d-warmup", wi), s, wl, colors); ok {
 			hw.Charts = append(hw.Charts, f)
 		}

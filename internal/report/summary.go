@@ -146,9 +146,15 @@ type Workload struct {
 	// Verdicts compare, level by level, the two implementations with the
 	// most throughput: a winner only where their 95% intervals do not
 	// overlap.
-	Verdicts []string       `json:"verdicts,omitempty"`
-	Cells    []*CellSummary `json:"cells"`
-	Warnings []string       `json:"warnings,omitempty"`
+	Verdicts []string `json:"verdicts,omitempty"`
+	// VerdictBasis says what the verdicts rest on; VerdictHeadline is the
+	// interleaved comparisons' ranking, which becomes the Headline.
+	VerdictBasis    string `json:"verdict_basis,omitempty"`
+	VerdictHeadline string `json:"verdict_headline,omitempty"`
+	// Comparisons are the run's interleaved comparisons of this workload.
+	Comparisons []*results.Comparison `json:"-"`
+	Cells       []*CellSummary        `json:"cells"`
+	Warnings    []string              `json:"warnings,omitempty"`
 }
 
 // Summary is everything the tables say about a run: the content of the
@@ -367,6 +373,13 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		}
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
 		wl.Verdicts = verdicts(wl, s.LevelUnit)
+		wl.VerdictBasis = "throughput across fresh starts"
+	}
+	if len(r.Comparisons) > 0 {
+		for _, wl := range s.Workloads {
+			wl.Verdicts = nil
+		}
+		applyComparisons(r, byWorkload, s.LevelUnit)
 	}
 	s.Published = published(p, byWorkload)
 	return s
@@ -499,20 +512,20 @@ func headline(wl *Workload, unit string, o options) (*CellSummary, string) {
 		w.Implementation, human.Count(w.Get("throughput")), w.Level, unit, human.Ms(w.Get("p99_ms")), w.Get("error_percent"), res)
 	if len(order) > 1 {
 		var others []string
+		single := w.Trials < 2
 		for _, im := range order[1:] {
 			c := best[im]
-			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, human.Count(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
+			if c.Trials < 2 {
+				single = true
+			}
+			others = append(others, fmt.Sprintf("%s %s req/s at %d %s", im, human.Count(c.Get("throughput")), c.Level, unit))
 		}
 		text += "; then " + strings.Join(others, ", ")
+		if single {
+			text += " (single trials in sequence, not a ranking: the verdict below says what differs)"
+		}
 	}
 	return w, text
-}
-
-func ratio(a, b float64) string {
-	if b <= 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f× fewer", a/b)
 }
 
 func round(v float64) float64 {

@@ -184,7 +184,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		fmt.Fprintf(w, "## %s\n\n", wl.Name)
 		fmt.Fprintf(w, "**%s.**\n\n", wl.Headline)
 		if len(wl.Verdicts) > 0 {
-			fmt.Fprintf(w, "Verdict (throughput, across fresh starts):\n\n")
+			fmt.Fprintf(w, "Verdict (%s):\n\n", wl.VerdictBasis)
 			for _, v := range wl.Verdicts {
 				fmt.Fprintf(w, "- %s\n", v)
 			}
