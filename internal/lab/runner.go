@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/neighbour"
 	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
@@ -123,6 +124,11 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	}
 	x.progress = newProgress(rn.Progress, rn.TTY, p)
 	defer x.progress.close()
+	if p.Rounds.Neighbour {
+		if n := x.startNeighbour(); n != nil {
+			defer n.Stop()
+		}
+	}
 	if ok, why := p.Interleaved(); ok {
 		x.runInterleaved(ctx)
 	} else {
@@ -160,6 +166,22 @@ func (x *execution) runSequential(ctx context.Context) {
 			_ = results.WriteRun(x.dir, x.rec)
 		}
 	}
+}
+
+// startNeighbour starts the plan's noisy neighbour on the service's CPUs
+// (CPU 0 without a placement), for the whole measurement, and says so.
+func (x *execution) startNeighbour() *neighbour.Neighbour {
+	cpus := cpuSet(x.plan.Placement.ServiceCPUs)
+	if len(cpus) == 0 {
+		cpus = []int{0}
+	}
+	n, err := neighbour.Start(neighbour.Options{CPUs: cpus, Max: 24 * time.Hour})
+	if err != nil {
+		x.warn("no noisy neighbour: %v", err)
+		return nil
+	}
+	x.warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus)
+	return n
 }
 
 // newResultsDir creates results/<UTC time>-<plan>/, never reusing one.
