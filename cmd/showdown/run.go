@@ -68,12 +68,18 @@ func runRun(st *state, args []string) error {
 			planPath, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
 		return nil
 	}
+	return executePlan(st, root, p, *resultsDir, "showdown run "+strings.Join(args, " "))
+}
+
+// executePlan runs a resolved plan, writes its report, prints the summary
+// and decides the exit code.
+func executePlan(st *state, root string, p *plan.Plan, resultsDir, command string) error {
 	rn := &lab.Runner{
 		Root:       root,
-		ResultsDir: *resultsDir,
+		ResultsDir: resultsDir,
 		Progress:   st.stderr,
 		TTY:        st.stderrTTY,
-		Command:    "showdown run " + strings.Join(args, " "),
+		Command:    command,
 	}
 	dir, rec, err := rn.Run(st.ctx, p)
 	if dir != "" {

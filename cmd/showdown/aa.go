@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
+)
+
+func init() {
+	register(&command{
+		name:    "aa",
+		summary: "the machine checked against itself: one implementation against its own second start, in interleaved rounds",
+		run:     runAA,
+	})
+}
+
+func runAA(st *state, args []string) error {
+	fs := newFlagSet(st, "aa", "[flags]")
+	svc := fs.String("service", "go-stdlib", "the implementation started twice (same build, separate starts)")
+	workload := fs.String("workload", "string", "the workload")
+	level := fs.Int("level", 50, "the closed model's users")
+	trials := fs.Int("trials", plan.DefaultInterleavedTrials, "fresh starts of both")
+	round := fs.Duration("round", plan.DefaultRound, "each arm's measured interval in a round")
+	measureMax := fs.Duration("measure-max", plan.DefaultMeasureMax, "the rounds' time over all starts")
+	precision := fs.Float64("precision", 100*plan.DefaultPrecision, "the interval's half-width to reach, in percent")
+	warmupMax := fs.Duration("warmup-max", plan.DefaultWarmupMax, "the warm-up's cap (it stops earlier once steady)")
+	neighbour := fs.Bool("neighbour", false, "run a noisy neighbour on the service's CPUs")
+	resultsDir := fs.String("results", "", "folder for results (default: results/ in the project)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{err: fmt.Errorf("unexpected arguments %q", fs.Args()), hint: "showdown aa --service go-stdlib"}
+	}
+	root, err := stack.Root(st.getenv)
+	if err != nil {
+		return err
+	}
+	ms, err := service.Discover(root)
+	if err != nil {
+		return err
+	}
+	catalog := plan.Catalog{}
+	for _, m := range ms {
+		catalog[m.Name] = m.Workloads
+	}
+	text := fmt.Sprintf(`name: aa-%s
+description: %s against its own second start on %s at %d users, in interleaved rounds
+implementations: [%s]
+workloads: [%s]
+aa: true
+neighbour: %v
+trials: %d
+round: %s
+measure_max: %s
+precision: %g%%
+verify: quick
+load:
+  model: closed
+  levels: [%d]
+  ramp_up: 1s
+  duration: 6s
+  warmup: auto
+  warmup_max: %s
+`, *svc, *svc, *workload, *level, *svc, *workload, *neighbour, *trials, *round, *measureMax, *precision, *level, *warmupMax)
+	p, err := plan.ParsePlan("showdown aa", []byte(text), catalog)
+	if err != nil {
+		var list plan.ErrorList
+		if errors.As(err, &list) {
+			var msgs []string
+			for _, e := range list {
+				msgs = append(msgs, e.Msg)
+			}
+			return usageError{err: errors.New(strings.Join(msgs, "; ")), hint: "showdown aa -h lists the flags"}
+		}
+		return err
+	}
+	return executePlan(st, root, p, *resultsDir, "showdown aa "+strings.Join(args, " "))
+}
