@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Is the verdict calibrated? Runs N A/A comparisons (one implementation
+# against its own second start, `showdown aa`, interleaved rounds over two
+# fresh starts each) and counts how many claim a difference: a calibrated
+# 5% test claims one in about 5% of them (at most 4 of 40 is the target).
+# With NEIGHBOUR=1 a noisy neighbour hogs the service's CPU at random
+# while measuring. With SEQ=1 it also runs the same implementation in
+# TRIALS sequential fresh starts (interleave: false) and prints their CV:
+# what sequential measurement sees on the same machine.
+# Usage: bench/aa.sh            Environment: N (default 40), SERVICE
+# (default go-stdlib), NEIGHBOUR (0/1), ROUND (default 2s), MEASURE
+# (the rounds' time per comparison, default 60s), SEQ (0/1), TRIALS (5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${N:-40}
+svc=${SERVICE:-go-stdlib}
+neighbour=${NEIGHBOUR:-0}
+round=${ROUND:-2s}
+measure=${MEASURE:-60s}
+command -v jq >/dev/null || { echo "aa.sh: jq is not installed (apt-get install jq)" >&2; exit 2; }
+go build -o bin/showdown ./cmd/showdown
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+flags=(--service "$svc" --round "$round" --measure-max "$measure" --results "$out")
+[ "$neighbour" = 1 ] && flags+=(--neighbour)
+echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD) $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); A/A of $svc, $n comparisons, neighbour=$neighbour"
+claims=0
+began=$(date +%s)
+for i in $(seq 1 "$n"); do
+	bin/showdown aa "${flags[@]}" >/dev/null 2>"$out/log" || { echo "run $i failed:"; tail -5 "$out/log"; exit 1; }
+	run=$(ls -td "$out"/*/ | head -1)
+	line=$(jq -r '.comparisons[0].verdict.aa | "\(.ratio) \(.low) \(.high) \(.significant) \(.starts) \(.rounds) \(.half_width)"' "$run/run.json")
+	read -r ratio low high sig starts rounds hw <<<"$line"
+	[ "$sig" = true ] && claims=$((claims + 1))
+	secs=$(jq -r '.comparisons[0].verdict.measured_seconds' "$run/run.json")
+	printf "%3d  ratio %.4f [%.4f, %.4f]  ±%.1f%%  %s starts, %s rounds, %.0f s of rounds  %s\n" "$i" "$ratio" "$low" "$high" "$(echo "$hw*100" | bc -l)" "$starts" "$rounds" "$secs" "$([ "$sig" = true ] && echo CLAIMED || echo -)"
+	rm -rf "$run"
+done
+echo "claimed a difference in $claims of $n A/A comparisons ($(( $(date +%s) - began )) s)"
+if [ "${SEQ:-0}" = 1 ]; then
+	trials=${TRIALS:-5}
+	cat >"$out/seq.yaml" <<YAML
+name: aa-sequential
+implementations: [$svc]
+workloads: [string]
+interleave: false
+neighbour: $([ "$neighbour" = 1 ] && echo true || echo false)
+trials: $trials
+verify: quick
+load: {model: closed, levels: [50], ramp_up: 1s, duration: 6s, warmup: auto}
+YAML
+	bin/showdown run --results "$out" "$out/seq.yaml" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
+	run=$(ls -td "$out"/*/ | head -1)
+	jq -r '[.services[].levels[0].total.throughput] | "sequential starts: \(map(floor)) req/s, CV \((((map(. * .) | add / length) - (add / length) * (add / length)) | sqrt) / (add / length) * 100 | floor)%"' "$run/run.json"
+fi
