@@ -8,9 +8,11 @@ import (
 
 // CheckConnections checks, before anything starts, that the services a
 // plan keeps alive at once and the harness fit the databases'
-// max_connections (a *stack.BudgetError when they do not). A plan runs
-// one implementation at a time, so each is checked alone; ms are the
-// manifests found.
+// max_connections (a *stack.BudgetError when they do not). A sequential
+// plan runs one implementation at a time, so each is checked alone; an
+// interleaved one keeps every arm alive, and the lab sizes the servers
+// for them all (ConnectionsAlive), so only the pools must be readable.
+// ms are the manifests found.
 func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
 	var ws []string
 	for _, w := range p.Workloads {
@@ -22,6 +24,9 @@ func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
 	pools, err := planPools(p, ms)
 	if err != nil {
 		return err
+	}
+	if ok, _ := p.Interleaved(); ok {
+		return nil
 	}
 	for _, pool := range pools {
 		if err := stack.CheckConnections([]stack.Pool{pool}, p.Database.MaxConnections); err != nil {
@@ -36,7 +41,7 @@ func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
 func planPools(p *plan.Plan, ms []*service.Manifest) ([]stack.Pool, error) {
 	cpus := len(cpuSet(p.Placement.ServiceCPUs))
 	var pools []stack.Pool
-	for _, im := range p.Implementations {
+	for _, im := range p.Arms() {
 		m, err := service.Lookup(ms, im.Service)
 		if err != nil {
 			return nil, err
@@ -54,4 +59,18 @@ func planPools(p *plan.Plan, ms []*service.Manifest) ([]stack.Pool, error) {
 		pools = append(pools, pool)
 	}
 	return pools, nil
+}
+
+// ConnectionsAlive is what every arm of p alive at once, and the harness,
+// may open on one database server; ms are the manifests found.
+func ConnectionsAlive(p *plan.Plan, ms []*service.Manifest) (int, error) {
+	pools, err := planPools(p, ms)
+	if err != nil {
+		return 0, err
+	}
+	n := stack.HarnessConnections
+	for _, pool := range pools {
+		n += pool.Connections()
+	}
+	return n, nil
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/showdownlab/showdown/internal/stack"
 )
 
-// TestCheckConnections checks plans against the shipped manifests: the
-// lab keeps one implementation alive at a time, so each must fit alone.
+// TestCheckConnections checks plans against the shipped manifests: a
+// sequential plan keeps one implementation alive at a time, so each must
+// fit alone; an interleaved one is sized for all (TestConnectionsAlive).
 func TestCheckConnections(t *testing.T) {
 	ms, err := service.Discover("../..")
 	if err != nil {
@@ -26,9 +27,9 @@ func TestCheckConnections(t *testing.T) {
 		want       string // in the error; "" for none
 	}{
 		// Six implementations at 20 each: one alive at a time fits 100.
-		{"stacks", "implementations: [go-stdlib, rust-axum, java-spring, java-helidon, node-http, python-fastapi]\nworkloads: [bank]\n", ""},
+		{"stacks", "implementations: [go-stdlib, rust-axum, java-spring, java-helidon, node-http, python-fastapi]\nworkloads: [bank]\ninterleave: false\n", ""},
 		// Four node workers with pools of 30 each: 120 + 4.
-		{"node workers", "implementations:\n  - go-stdlib\n  - {service: node-http, env: {WORKERS: \"4\"}}\nworkloads: [bank]\nenv: {DB_POOL_SIZE: \"30\"}\n",
+		{"node workers", "implementations:\n  - go-stdlib\n  - {service: node-http, env: {WORKERS: \"4\"}}\nworkloads: [bank]\nenv: {DB_POOL_SIZE: \"30\"}\ninterleave: false\n",
 			"node-http 4 processes × 30 + 4 harness = 124 > max_connections 100"},
 		// python's workers share the pool: 96 + 4 fits.
 		{"python workers", "implementations:\n  - {service: python-fastapi, env: {WORKERS: \"4\"}}\nworkloads: [sku]\nenv: {DB_POOL_SIZE: \"96\"}\n", ""},
@@ -49,6 +50,40 @@ func TestCheckConnections(t *testing.T) {
 			t.Errorf("%s: %v, want none", tt.name, err)
 		case tt.want != "" && (!errors.As(err, &be) || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestConnectionsAlive sums what every arm of an interleaved plan may
+// open at once: node's workers multiply their pools, python's share one,
+// an A/A arm counts twice.
+func TestConnectionsAlive(t *testing.T) {
+	ms, err := service.Discover("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog := plan.Catalog{}
+	for _, m := range ms {
+		catalog[m.Name] = m.Workloads
+	}
+	for _, tt := range []struct {
+		name, yaml string
+		want       int
+	}{
+		{"six stacks", "implementations: [go-stdlib, rust-axum, java-spring, java-helidon, node-http, python-fastapi]\n", 6*20 + stack.HarnessConnections},
+		{"node workers", "implementations:\n  - go-stdlib\n  - {service: node-http, env: {WORKERS: \"4\"}}\n  - {service: python-fastapi, env: {WORKERS: \"4\"}}\n", 20 + 4*20 + 20 + stack.HarnessConnections},
+		{"a/a", "implementations: [go-stdlib]\naa: true\n", 2*20 + stack.HarnessConnections},
+	} {
+		p, err := plan.ParsePlan(tt.name+".yaml", []byte("name: n\nworkloads: [bank]\nload: {levels: [10]}\n"+tt.yaml), catalog)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got, err := ConnectionsAlive(p, ms)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %d (%v), want %d", tt.name, got, err, tt.want)
+		}
+		if err := CheckConnections(p, ms); err != nil {
+			t.Errorf("%s: interleaved plan refused: %v", tt.name, err)
 		}
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/workloads"
 )
@@ -32,9 +32,17 @@ func (x *execution) startDatabases(ctx context.Context) error {
 	if ok, _ := p.Interleaved(); ok && len(engines) > 0 {
 		// Every arm is alive at once in interleaved rounds, each with its
 		// pools: the servers must admit them all, and the harness.
-		if need := connectionsAlive(p); need > maxConns {
-			x.say("max_connections %d for the %d arms alive at once (each pool DB_POOL_SIZE, plus %d for the harness), above the plan's %d",
-				need, len(p.Arms()), HarnessConnections, maxConns)
+		var ms []*service.Manifest
+		for _, m := range x.manifests {
+			ms = append(ms, m)
+		}
+		need, err := ConnectionsAlive(p, ms)
+		if err != nil {
+			return err
+		}
+		if need > maxConns {
+			x.say("max_connections %d: the %d arms alive at once and the harness (%d) may open that many, above the plan's %d",
+				need, len(p.Arms()), stack.HarnessConnections, maxConns)
 			maxConns = need
 			info.MaxConnections = need
 		}
@@ -61,35 +69,6 @@ func (x *execution) startDatabases(ctx context.Context) error {
 	x.skuIndex = *p.Database.SKUIndex
 	info.PrepareSeconds = time.Since(start).Seconds()
 	return nil
-}
-
-// HarnessConnections is what showdown itself may hold on a database
-// server at once: resets, audits, counts and the contract suite's checks.
-const HarnessConnections = 10
-
-// connectionsAlive is what the plan's arms may open on one database server
-// when all are alive: each arm's DB_POOL_SIZE (its own environment over
-// the plan's), times its WORKERS where each worker has its own pools
-// (node-http), plus HarnessConnections.
-func connectionsAlive(p *plan.Plan) int {
-	n := HarnessConnections
-	for _, im := range p.Arms() {
-		get := func(k string) string {
-			if v, ok := im.Env[k]; ok {
-				return v
-			}
-			return p.Env[k]
-		}
-		pool, err := strconv.Atoi(get("DB_POOL_SIZE"))
-		if err != nil || pool <= 0 {
-			pool = workloads.DefaultPoolSize
-		}
-		if w, err := strconv.Atoi(get("WORKERS")); err == nil && w > 1 && im.Service == "node-http" {
-			pool *= w
-		}
-		n += pool
-	}
-	return n
 }
 
 // beforeStart applies the database policy before a service starts:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stack"
 )
 
 // TestRunInterleavedAA runs one implementation against its own second
@@ -44,7 +45,7 @@ database: {max_connections: 30}
 	noDescendants(t)
 	// Two arms alive at once, each with a pool of 20: the server was
 	// sized for them, above the plan's 30.
-	if want := 2*20 + HarnessConnections; rec.Databases.MaxConnections != want {
+	if want := 2*20 + stack.HarnessConnections; rec.Databases.MaxConnections != want {
 		t.Errorf("max_connections %d, want %d", rec.Databases.MaxConnections, want)
 	}
 	if len(rec.Services) != 4 {
