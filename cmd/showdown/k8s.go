@@ -20,6 +20,7 @@ import (
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/report"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/warmup"
@@ -294,18 +295,14 @@ func runK8sWarmup(st *state, args []string) error {
 	if aerr != nil && st.ctx.Err() == nil && ctx.Err() != nil {
 		aerr = nil // stopped by the rule
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	b, _ := json.MarshalIndent(watch.Record, "", "  ")
-	if err := os.WriteFile(filepath.Join(*out, k8s.WarmupFile), append(b, '\n'), 0o644); err != nil {
+	if err := results.WriteWarmup(*out, watch.Record); err != nil {
 		return err
 	}
 	verdict := "ok\n"
 	if aerr != nil {
 		verdict = aerr.Error() + "\n"
 	}
-	if err := os.WriteFile(filepath.Join(*out, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(*out, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(st.stderr, "warm-up: %.1f s, %d requests, steady %v; holding %s for collection\n", watch.Record.Seconds, watch.Record.Requests, watch.Record.Steady, *out)
@@ -445,13 +442,9 @@ func runK8sRun(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep, Images: imgs}
-	rec, cl, err := c.Run(st.ctx, p, m, dir)
-	cl.Context = ctxName
-	rec.Command = "showdown k8s run " + strings.Join(args, " ")
-	if werr := k8s.WriteRun(dir, rec, cl); werr != nil {
-		fmt.Fprintf(st.stderr, "showdown: writing run.json: %v\n", werr)
-	}
+	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep, Images: imgs,
+		Command: "showdown k8s run " + strings.Join(args, " "), Context: ctxName}
+	_, _, err = c.Run(st.ctx, p, m, dir)
 	if paths, rerr := report.WriteFiles(dir, dir); rerr != nil {
 		fmt.Fprintf(st.stderr, "showdown: report: %v\n", rerr)
 	} else {

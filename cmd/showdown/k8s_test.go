@@ -130,7 +130,7 @@ func TestK8sWarmup(t *testing.T) {
 	if code := run(st, []string{"k8s", "warmup", "--max", "15s", "--auto", "--out", dir, "--hold", "0", "--", "--rate", "100", srv.URL}); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errb)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, k8s.WarmupFile))
+	b, err := os.ReadFile(filepath.Join(dir, "warmup.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/showdownlab/showdown/internal/noise"
 	"math"
@@ -84,6 +85,9 @@ type Run struct {
 	// Faults holds the fault test of each implementation serving bank,
 	// when the plan has a faults section.
 	Faults []*FaultTest `json:"faults,omitempty"`
+	// Kubernetes is the cluster a Kubernetes run used, as package k8s
+	// records it (nodes, pod placement, steps); absent for a local run.
+	Kubernetes json.RawMessage `json:"kubernetes,omitempty"`
 }
 
 // Build is what building one service did.
