@@ -396,7 +396,7 @@ func runK8sPack(st *state, args []string) error {
 	}
 	if *done {
 		if _, err := os.Stat(filepath.Join(pos[0], k8s.DoneFile)); err != nil {
-			return exitError{code: exitCheckFailed, err: fmt.Errorf("%s: not finished yet", pos[0])}
+			return exitError{code: exitNotFinished, err: fmt.Errorf("%s: not finished yet", pos[0])}
 		}
 	}
 	if err := k8s.Pack(st.stdout, pos[0]); err != nil {

@@ -154,3 +154,12 @@ func TestK8sWarmup(t *testing.T) {
 		t.Errorf("no %s: %v", k8s.DoneFile, err)
 	}
 }
+
+// TestK8sPackNotFinished: a shard still running answers with its own exit
+// code, which the controller takes for "ask again", not for a failed check.
+func TestK8sPackNotFinished(t *testing.T) {
+	st, _, errb := svcTestState(context.Background(), nil)
+	if code := run(st, []string{"k8s", "pack", "--done", t.TempDir()}); code != exitNotFinished || code == exitCheckFailed {
+		t.Errorf("exit %d, want %d (not finished)\n%s", code, exitNotFinished, errb)
+	}
+}

@@ -734,7 +734,7 @@ func (c *Controller) collect(ctx context.Context, pod *corev1.Pod, container, fo
 	var buf bytes.Buffer
 	if err := c.Exec.Exec(ctx, pod.Namespace, pod.Name, container, cmd, &buf); err != nil {
 		var ee interface{ ExitStatus() int }
-		if done && errors.As(err, &ee) && ee.ExitStatus() == 4 {
+		if done && errors.As(err, &ee) && ee.ExitStatus() == ExitNotFinished {
 			return false, nil // not finished yet
 		}
 		return false, err

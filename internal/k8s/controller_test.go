@@ -219,7 +219,7 @@ func (e *execer) Exec(ctx context.Context, ns, pod, container string, cmd []stri
 			return err
 		}
 		if !e.done(n) {
-			return exitStatus(4)
+			return exitStatus(ExitNotFinished)
 		}
 		return Pack(w, e.shards[n])
 	}

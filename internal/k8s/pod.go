@@ -26,6 +26,11 @@ const (
 	CollectedFile = ".collected"
 )
 
+// ExitNotFinished is the exit code of 'showdown k8s pack --done' on a
+// folder whose shard or warm-up has not finished: the controller polls
+// again. It is the CLI's documented code for "not finished yet".
+const ExitNotFinished = 5
+
 // WriteInitDB writes the files the official database images run on their
 // first start (/docker-entrypoint-initdb.d, in name order): for each
 // workload, one file per step of db.PrepareSteps, the steps the local
