@@ -15,7 +15,7 @@ import (
 type Attacker struct {
 	timeout       time.Duration
 	maxInflight   int
-	warmup        Warmup
+	warmup        WarmupPhase
 	shard         Shard
 	progress      func(Progress)
 	lateAfter     time.Duration

@@ -149,7 +149,7 @@ func TestClosedModelDurationAndCheckErrors(t *testing.T) {
 		io.WriteString(w, "goodbye")
 	}))
 	defer srv.Close()
-	res, err := NewAttacker(WithWarmup(Warmup{Requests: 5})).Attack(context.Background(), &stepScenario{url: srv.URL},
+	res, err := NewAttacker(WithWarmup(WarmupPhase{Requests: 5})).Attack(context.Background(), &stepScenario{url: srv.URL},
 		ClosedModel{Users: 3, Duration: 500 * time.Millisecond, ThinkTime: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -125,29 +125,29 @@ func ParseRate(s string) (float64, error) {
 	return n / d.Seconds(), nil
 }
 
-// Warmup is a warm-up phase whose samples are not counted: Requests
+// WarmupPhase is a warm-up phase whose samples are not counted: Requests
 // requests or Duration of time, whichever is set.
-type Warmup struct {
+type WarmupPhase struct {
 	Requests int
 	Duration time.Duration
 }
 
 // ParseWarmup parses "1000" (requests) or "10s" (time); "" or "0" means none.
-func ParseWarmup(s string) (Warmup, error) {
+func ParseWarmup(s string) (WarmupPhase, error) {
 	if s == "" || s == "0" {
-		return Warmup{}, nil
+		return WarmupPhase{}, nil
 	}
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-		return Warmup{Requests: n}, nil
+		return WarmupPhase{Requests: n}, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return Warmup{Duration: d}, nil
+		return WarmupPhase{Duration: d}, nil
 	}
-	return Warmup{}, fmt.Errorf("warmup %q: want a request count (1000) or a duration (10s)", s)
+	return WarmupPhase{}, fmt.Errorf("warmup %q: want a request count (1000) or a duration (10s)", s)
 }
 
 // String renders w as ParseWarmup reads it.
-func (w Warmup) String() string {
+func (w WarmupPhase) String() string {
 	switch {
 	case w.Requests > 0:
 		return strconv.Itoa(w.Requests)
@@ -211,7 +211,7 @@ func Timeout(d time.Duration) Option { return func(a *Attacker) { a.timeout = d 
 func MaxInflight(n int) Option { return func(a *Attacker) { a.maxInflight = n } }
 
 // WithWarmup sets a warm-up phase whose samples are not counted.
-func WithWarmup(w Warmup) Option { return func(a *Attacker) { a.warmup = w } }
+func WithWarmup(w WarmupPhase) Option { return func(a *Attacker) { a.warmup = w } }
 
 // WithShard makes the attacker run part s of the load: 1/Count of the rate
 // or of the users, with disjoint user numbers.

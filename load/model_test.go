@@ -33,13 +33,13 @@ func TestParseRate(t *testing.T) {
 func TestParseWarmup(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Warmup
+		want WarmupPhase
 		ok   bool
 	}{
-		{"", Warmup{}, true},                              // none
-		{"1000", Warmup{Requests: 1000}, true},            // a request count
-		{"10s", Warmup{Duration: 10 * time.Second}, true}, // a time
-		{"ten", Warmup{}, false},                          // neither
+		{"", WarmupPhase{}, true},                              // none
+		{"1000", WarmupPhase{Requests: 1000}, true},            // a request count
+		{"10s", WarmupPhase{Duration: 10 * time.Second}, true}, // a time
+		{"ten", WarmupPhase{}, false},                          // neither
 	}
 	for _, tt := range tests {
 		got, err := ParseWarmup(tt.in)

@@ -47,12 +47,12 @@ func runDemo(st *state, args []string) error {
 		title, name string
 		model       load.Model
 		target      string
-		warmup      load.Warmup
+		warmup      load.WarmupPhase
 	}{
 		{"Open model: 500 requests/s, latency measured from each request's intended send time",
-			"open", load.OpenModel{Rate: 500, Duration: *scale}, base + "/hello", load.Warmup{Duration: time.Second}},
+			"open", load.OpenModel{Rate: 500, Duration: *scale}, base + "/hello", load.WarmupPhase{Duration: time.Second}},
 		{"Closed model: 20 users with 10ms think time, ramped up over 2s",
-			"closed", load.ClosedModel{Users: 20, RampUp: 2 * time.Second, Duration: *scale, ThinkTime: 10 * time.Millisecond}, base + "/work", load.Warmup{}},
+			"closed", load.ClosedModel{Users: 20, RampUp: 2 * time.Second, Duration: *scale, ThinkTime: 10 * time.Millisecond}, base + "/work", load.WarmupPhase{}},
 	}
 	for _, r := range runs {
 		fmt.Fprintf(st.stdout, "== %s\n", r.title)

@@ -24,7 +24,9 @@ const importSynopsis = `jmx [--strict] [--out FILE.yaml] [-J name=value ...] PLA
 Writes the scenario of a JMeter 5 test plan to FILE.yaml (default: the plan's
 name with .yaml, in the current folder) and its thread group's load to
 FILE.load.yaml, then lists every element it did not translate with its line.
-docs/jmeter.md says what each element becomes.`
+A property with no default (${__P(NAME)}) needs -J NAME=VALUE where the plan
+wants a constant (threads, server, timer); in a request it becomes a scenario
+variable for attack --var. docs/jmeter.md says what each element becomes.`
 
 func runImport(st *state, args []string) error {
 	fs := newFlagSet(st, "import", importSynopsis)
@@ -57,6 +59,10 @@ func runImport(st *state, args []string) error {
 		*out = strings.TrimSuffix(filepath.Base(plan), filepath.Ext(plan)) + ".yaml"
 	}
 	res, err := jmx.Import(plan, data, jmx.Options{ScenarioPath: *out, Properties: properties})
+	var missing *jmx.MissingPropertiesError
+	if errors.As(err, &missing) {
+		return usageError{err: err, hint: missing.Hint()}
+	}
 	if err != nil {
 		return err
 	}
@@ -91,5 +97,9 @@ func runImport(st *state, args []string) error {
 	}
 	fmt.Fprintf(w, "Wrote %s (scenario) and %s (load). Run it with:\n  showdown attack %s\n",
 		*out, loadPath, strings.Join(res.Load.AttackArgs(*out), " "))
+	for _, u := range res.Unset {
+		fmt.Fprintf(w, "  --var %s=VALUE: property %s has no default in the plan (JMeter's -J %s=VALUE); without it the scenario sends %q, as JMeter would\n",
+			u.Var, u.Name, u.Name, u.Value)
+	}
 	return nil
 }

@@ -60,6 +60,11 @@ func TestImportJMXStrict(t *testing.T) {
 		{[]string{"import", "jmx", "--strict", "../../internal/jmx/testdata/unsupported.jmx"}, exitFailure, "unsupported.jmx:102: IfController"},
 		// A file that is not a JMeter plan.
 		{[]string{"import", "jmx", "../../internal/jmx/testdata/clients.csv"}, exitFailure, "not a JMeter plan"},
+		// Properties with no default where the plan needs a constant:
+		// each named with the -J that sets it, nothing written.
+		{[]string{"import", "jmx", "../../internal/jmx/testdata/properties.jmx"}, exitUsage, "-J NUM_USERS=... -J HOST=... -J PORT=..."},
+		// Set with -J, the plan translates; TOKEN is left to attack --var.
+		{[]string{"import", "jmx", "-J", "HOST=127.0.0.1", "-J", "PORT=8080", "-J", "NUM_USERS=2", "../../internal/jmx/testdata/properties.jmx"}, exitOK, "--var TOKEN=VALUE: property TOKEN has no default"},
 		// Only jmx is known.
 		{[]string{"import", "k6", "x.js"}, exitUsage, "want: showdown import jmx PLAN.jmx"},
 	}
@@ -76,5 +81,32 @@ func TestImportJMXStrict(t *testing.T) {
 				t.Errorf("%v: wrote a scenario", tt.args)
 			}
 		}
+	}
+}
+
+// TestImportJMXUnsetProperty imports a plan whose request reads a property
+// with no default and runs it with the value given to attack --var.
+func TestImportJMXUnsetProperty(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "properties.yaml")
+	st, stdout, stderr := testState(context.Background())
+	args := []string{"import", "jmx", "--out", out, "-J", "HOST=127.0.0.1", "-J", "PORT=1", "-J", "NUM_USERS=2", "../../internal/jmx/testdata/properties.jmx"}
+	if code := run(st, args); code != exitOK {
+		t.Fatalf("import: exit %d: %s%s", code, stdout, stderr)
+	}
+	var good atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/health" || r.Header.Get("X-Token") != "s3cret" {
+			w.WriteHeader(401)
+			return
+		}
+		good.Add(1)
+	}))
+	defer srv.Close()
+	st, stdout, stderr = testState(context.Background())
+	code := run(st, []string{"attack", "--scenario", out, "--base-url", srv.URL, "--users", "2", "--iterations", "5",
+		"--var", "TOKEN=s3cret", "--fail-if", "errors>0%"})
+	if code != exitOK || good.Load() != 10 {
+		t.Errorf("attack: exit %d, %d good requests, want 0 and 10\n%s%s", code, good.Load(), stdout, stderr)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/proctree"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load/atomicfile"
 )
@@ -93,7 +93,7 @@ placement: {}
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	procs := monitor.Descendants(int32(cmd.Process.Pid))
+	procs := proctree.Descendants(int32(cmd.Process.Pid))
 	if len(procs) < 2 {
 		t.Fatalf("%d processes under the run, want at least PostgreSQL and the service", len(procs))
 	}

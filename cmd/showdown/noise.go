@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -41,7 +41,7 @@ func runNoise(st *state, args []string) error {
 	}
 	if *cpus != "" {
 		var err error
-		if list, err = cgroup.ParseCPUList(*cpus); err != nil {
+		if list, err = cpulist.Parse(*cpus); err != nil {
 			return usageError{err: fmt.Errorf("--cpus %q: %v", *cpus, err), hint: "a CPU list such as 0, 0-1 or 0,2"}
 		}
 	}
@@ -55,7 +55,7 @@ func runNoise(st *state, args []string) error {
 		r := f.Rates[i][1:]
 		fmt.Fprintf(st.stdout, "| %d | %.0f - %.0f | %s | %s | %s |\n", c, slices.Min(r), slices.Max(r), pct(f.CV[i]), pct(meansCV(r, 6)), pct(meansCV(r, 10)))
 	}
-	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: the warm-up rule allows it a per-second CV of max(5%%, %s).\n", pct(f.Max))
+	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: the warm-up rule allows it a per-second CV of max(%s, %s).\n", pct(stats.DefaultSteady.MaxCV), pct(f.Max))
 	return nil
 }
 

@@ -41,8 +41,11 @@ func runRun(st *state, args []string) error {
 	if fs.NArg() == 1 {
 		planPath = fs.Arg(0)
 	}
-	p, _, err := loadPlan(st, root, planPath)
+	p, ms, err := loadPlan(st, root, planPath)
 	if err != nil {
+		return err
+	}
+	if err := connectionBudget(lab.CheckConnections(p, ms)); err != nil {
 		return err
 	}
 	if *check {
@@ -65,7 +68,7 @@ func runRun(st *state, args []string) error {
 		if rerr != nil {
 			fmt.Fprintf(st.stderr, "showdown: report: %v\n", rerr)
 		}
-		if md, err := os.ReadFile(filepath.Join(dir, results.SummaryFile)); err == nil {
+		if md, err := os.ReadFile(filepath.Join(dir, results.MarkdownSummaryFile)); err == nil {
 			fmt.Fprintf(st.stdout, "\n%s", md)
 		}
 		fmt.Fprintf(st.stdout, "\nresults: %s\n", dir)
@@ -80,13 +83,13 @@ func runRun(st *state, args []string) error {
 		return err
 	}
 	if n := problems(rec); n > 0 {
-		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, results.SummaryFile))}
+		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, results.MarkdownSummaryFile))}
 	}
 	if crossed := results.CrossedThresholds(rec); len(crossed) > 0 {
 		for _, c := range crossed {
 			fmt.Fprintf(st.stderr, "threshold crossed: %s\n", c)
 		}
-		return exitError{code: exitThresholds, err: fmt.Errorf("%d fail_if threshold(s) crossed; see %s", len(crossed), filepath.Join(dir, results.SummaryFile))}
+		return exitError{code: exitThresholds, err: fmt.Errorf("%d fail_if threshold(s) crossed; see %s", len(crossed), filepath.Join(dir, results.MarkdownSummaryFile))}
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/proctree"
 )
 
 // state is everything process-wide a subcommand may touch. Tests build their
@@ -77,7 +77,7 @@ func newState() (*state, func()) {
 func forceExit(stderr io.Writer) {
 	fmt.Fprintln(stderr, "showdown: interrupted twice: killing the services and databases it started and exiting")
 	for range 3 { // a child may fork while its parent is being killed
-		left := monitor.Descendants(int32(os.Getpid()))
+		left := proctree.Descendants(int32(os.Getpid()))
 		if len(left) == 0 {
 			break
 		}

@@ -137,6 +137,9 @@ settings.`)
 	if *port+len(targets)-1 > 65535 {
 		return usageError{err: fmt.Errorf("--port %d leaves no room for %d services", *port, len(targets)), hint: hint}
 	}
+	if err := upConnections(targets, ws, maxConns); err != nil {
+		return err
+	}
 	return up(st, targets, ws, *port, prep, maxConns, *verbose)
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -129,5 +131,37 @@ func TestUp(t *testing.T) {
 		t.Errorf("port %d still taken: %v", port, err)
 	} else {
 		l.Close()
+	}
+}
+
+// TestConnectionBudget: a plan whose services alive at once and the
+// harness need more connections than the databases accept is refused
+// (exit 2) with the numbers, before anything is built or started.
+func TestConnectionBudget(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte("name: big\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {levels: [10]}\nenv: {DB_POOL_SIZE: \"97\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		// up --plan keeps every implementation alive at once.
+		{[]string{"up", "--plan", "../../plans/stacks.yaml"}, "6 services × 20 + 4 harness = 124 > max_connections 100"},
+		// --env applies to the one service.
+		{[]string{"up", "--service", "node-http", "--workload", "bank", "--env", "WORKERS=6"}, "node-http 6 processes × 20 + 4 harness = 124 > max_connections 100"},
+		// run checks at validation time (--check included).
+		{[]string{"run", "--check", big}, "go-stdlib 97 + 4 harness = 101 > max_connections 100"},
+	} {
+		// A cancelled context: were the check to pass, nothing would
+		// stay up waiting for Ctrl-C.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		st, stdout, stderr := testState(ctx)
+		code := run(st, tt.args)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || !strings.Contains(stderr.String(), "hint: set DB_POOL_SIZE to") {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s%s", tt.args, code, exitUsage, tt.want, stdout, stderr)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,29 +23,30 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 )
 
-// Fault is one kind of fault the test injects.
-type Fault string
+// Fault is one kind of fault the test injects, named as plans name it.
+type Fault = plan.Fault
 
-// The faults, in the order the test injects them.
+// The faults, in the order the test injects them; their names are the
+// plan's (plan.FaultNames).
 const (
 	// ServiceKill is kill -9 of the service's whole process group, then a
 	// restart on the same port.
-	ServiceKill Fault = "service-kill"
+	ServiceKill = plan.FaultServiceKill
 	// DatabasePause is SIGSTOP of the database (Options.Pause), then SIGCONT.
-	DatabasePause Fault = "db-pause"
+	DatabasePause = plan.FaultDatabasePause
 	// DatabaseRestart is a clean restart of the database (fast shutdown).
-	DatabaseRestart Fault = "db-restart"
+	DatabaseRestart = plan.FaultDatabaseRestart
 	// DatabaseCrash is kill -9 of the postmaster and its backends, then a
 	// start that recovers from the write-ahead log.
-	DatabaseCrash Fault = "db-crash"
+	DatabaseCrash = plan.FaultDatabaseCrash
 	// ServiceTerm is SIGTERM of the service while a transfer waits inside
 	// its transaction for row locks the test holds; the locks go 1 s after
 	// the signal, the transfer must be answered 200 and the service exit 0.
-	ServiceTerm Fault = "service-term"
+	ServiceTerm = plan.FaultServiceTerm
 )
 
 // All lists every fault in the order they are injected.
-var All = []Fault{ServiceKill, DatabasePause, DatabaseRestart, DatabaseCrash, ServiceTerm}
+var All = plan.FaultNames
 
 // ParseFaults reads a comma-separated list of faults ("all": every one).
 func ParseFaults(s string) ([]Fault, error) {
@@ -57,13 +59,7 @@ func ParseFaults(s string) ([]Fault, error) {
 		if f == "" {
 			continue
 		}
-		ok := false
-		for _, k := range All {
-			if Fault(f) == k {
-				ok = true
-			}
-		}
-		if !ok {
+		if !slices.Contains(All, Fault(f)) {
 			return nil, fmt.Errorf("unknown fault %q (known: %s)", f, Names())
 		}
 		out = append(out, Fault(f))

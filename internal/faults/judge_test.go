@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
-	"github.com/showdownlab/showdown/internal/plan"
 )
 
 // evidence builds a calm run: one phase, fault at 1 s, four transfers
@@ -142,17 +141,5 @@ func TestJudgeCounts(t *testing.T) {
 	}
 	if ft.Verdict != "pass" {
 		t.Errorf("verdict %s: %v %v %v", ft.Verdict, ft.Problems, r0.Problems, r1.Problems)
-	}
-}
-
-// TestNamesMatchPlan keeps the plan's vocabulary (faults: inject) and the
-// faults this package injects the same, in the same order.
-func TestNamesMatchPlan(t *testing.T) {
-	var got []string
-	for _, f := range All {
-		got = append(got, string(f))
-	}
-	if strings.Join(got, ",") != strings.Join(plan.FaultNames, ",") {
-		t.Errorf("faults.All = %v, plan.FaultNames = %v", got, plan.FaultNames)
 	}
 }

@@ -47,6 +47,60 @@ type Result struct {
 	// Notes are differences between how JMeter and showdown run what was
 	// translated.
 	Notes []string
+	// Unset lists the properties the plan reads in requests with no
+	// default, which -J did not set: each is a scenario variable to set
+	// with attack --var.
+	Unset []UnsetProperty
+}
+
+// UnsetProperty is a property with no default that became a scenario
+// variable.
+type UnsetProperty struct {
+	// Name is the JMeter property, Var the scenario variable.
+	Name, Var string
+	// Value is what the scenario holds meanwhile: JMeter's own fallback
+	// ("1" for ${__P(name)}, the name for ${__property(name)}).
+	Value string
+}
+
+// MissingProperty is a property with no default and no -J value that a
+// plan reads where a constant is needed.
+type MissingProperty struct {
+	// Name is the property's name.
+	Name string
+	// Line, Type and Element locate the first element that reads it.
+	Line          int
+	Type, Element string
+}
+
+// MissingPropertiesError is the error of a plan that reads properties with
+// no default (${__P(NAME)}) where a constant is needed: the thread
+// group's figures, the server, a timer's delay, a CSV file's name. JMeter
+// takes them from -J NAME=VALUE; so does the import.
+type MissingPropertiesError struct {
+	// File names the plan.
+	File string
+	// Properties are the missing properties, in the order first read.
+	Properties []MissingProperty
+}
+
+func (e *MissingPropertiesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d propert%s with no default and no -J value, where the plan needs a constant (nothing written):",
+		e.File, len(e.Properties), map[bool]string{true: "y", false: "ies"}[len(e.Properties) == 1])
+	for _, p := range e.Properties {
+		fmt.Fprintf(&b, "\n  %s: read by %s %q (line %d); set it with -J %s=VALUE", p.Name, p.Type, p.Element, p.Line, p.Name)
+	}
+	return b.String()
+}
+
+// Hint gives the command line that sets every missing property.
+func (e *MissingPropertiesError) Hint() string {
+	args := []string{"showdown import jmx"}
+	for _, p := range e.Properties {
+		args = append(args, "-J "+p.Name+"=...")
+	}
+	return strings.Join(append(args, e.File), " ")
 }
 
 // Problem is one element of the plan, with why it is listed.

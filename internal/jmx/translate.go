@@ -67,6 +67,9 @@ type importer struct {
 	outDir  string
 	planDir string
 	props   map[string]string
+	// missing are the properties with no default and no -J value read
+	// where a constant is needed, in the order first read.
+	missing []MissingProperty
 }
 
 type varOut struct {
@@ -252,21 +255,42 @@ func (im *importer) addVar(el *element, name, value, from string) {
 }
 
 // property registers ${__P(name,default)} as a variable with a default.
-func (im *importer) property(name, def string) string {
+// A property the plan gives no default (hasDef false) and -J no value
+// gets JMeter's own fallback (fallback: "1" for __P, the name for
+// __property) and is listed in Result.Unset, to be set with attack --var.
+func (im *importer) property(name, def string, hasDef bool, fallback string) string {
 	id := ident(name)
 	if im.defined[name] {
 		// A JMeter variable has the name too (users = ${__P(users,10)}
 		// is a common idiom): the property gets its own.
 		id += "_prop"
 	}
-	if v, ok := im.props[name]; ok {
+	from := "property " + name + " (-J" + name + "=...; here --var " + id + "=...)"
+	v, set := im.props[name]
+	switch {
+	case set:
 		def = v
+	case !hasDef:
+		def = fallback
+		from = fmt.Sprintf("property %s has no default in the plan: set it with --var %s=VALUE (JMeter's -J%s=VALUE); without, %q as in JMeter", name, id, name, fallback)
+		if !slices.ContainsFunc(im.res.Unset, func(u UnsetProperty) bool { return u.Var == id }) {
+			im.res.Unset = append(im.res.Unset, UnsetProperty{Name: name, Var: id, Value: fallback})
+		}
 	}
 	if _, ok := im.varIdx[id]; !ok {
 		im.varIdx[id] = len(im.vars)
-		im.vars = append(im.vars, varOut{name: id, value: def, raw: def, from: "property " + name + " (-J" + name + "=...; here --var " + id + "=...)"})
+		im.vars = append(im.vars, varOut{name: id, value: def, raw: def, from: from})
 	}
 	return id
+}
+
+// missingProperty records that el reads the property name, which has no
+// default and no -J value, where a constant is needed.
+func (im *importer) missingProperty(el *element, name string) {
+	if slices.ContainsFunc(im.missing, func(m MissingProperty) bool { return m.Name == name }) {
+		return
+	}
+	im.missing = append(im.missing, MissingProperty{Name: name, Line: el.line(), Type: el.typ(), Element: el.name()})
 }
 
 // tmpl translates JMeter's ${...} references in s into scenario templates.
@@ -346,12 +370,12 @@ func (im *importer) reference(el *element, expr string) (string, bool) {
 		if arg(0) == "" {
 			break
 		}
-		return "{{" + im.property(arg(0), arg(1)) + "}}", true
+		return "{{" + im.property(arg(0), arg(1), len(args) > 1, "1") + "}}", true
 	case "__property":
 		if arg(0) == "" || arg(1) != "" {
 			break
 		}
-		return "{{" + im.property(arg(0), arg(2)) + "}}", true
+		return "{{" + im.property(arg(0), arg(2), len(args) > 2, arg(0)) + "}}", true
 	case "__threadNum":
 		return "{{user}}", true
 	case "__UUID":
@@ -425,6 +449,12 @@ func (im *importer) literalDepth(el *element, s string, depth int) (val, from st
 				froms = append(froms, fmt.Sprintf("property %s (set to %q)", a[0], v))
 				continue
 			}
+			if len(a) < 2 {
+				// JMeter would use "1": for a thread count that runs, for
+				// a server it fails; the plan expects -J either way.
+				im.missingProperty(el, a[0])
+				return "", "", false
+			}
 			b.WriteString(def)
 			froms = append(froms, fmt.Sprintf("property %s (default %q)", a[0], def))
 		default:
@@ -479,6 +509,9 @@ func (im *importer) translate(plan *element) error {
 		if el.enabled() && el.typ() != tagThreadGroup && el.typ() != tagSetupGroup {
 			im.other(el)
 		}
+	}
+	if len(im.missing) > 0 {
+		return &MissingPropertiesError{File: im.file, Properties: im.missing}
 	}
 	if len(im.steps) == 0 {
 		return fmt.Errorf("%s: thread group %q has no HTTP Request sampler that could be translated", im.file, main.name())
@@ -767,6 +800,18 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 		}
 		return defaultSetting(sc, key)
 	}
+	// holder is the element a setting is written in, for messages.
+	holder := func(key string) *element {
+		if el.str(key) != "" {
+			return el
+		}
+		for i := len(sc.defaults) - 1; i >= 0; i-- {
+			if sc.defaults[i].str(key) != "" {
+				return sc.defaults[i]
+			}
+		}
+		return el
+	}
 	path := el.str("HTTPSampler.path")
 	var origin string
 	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
@@ -778,9 +823,9 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 		origin = u.Scheme + "://" + u.Host
 		path = strings.TrimPrefix(path, origin)
 	} else {
-		proto, _, ok1 := im.literal(el, setting("HTTPSampler.protocol"))
-		host, _, ok2 := im.literal(el, setting("HTTPSampler.domain"))
-		port, _, ok3 := im.literal(el, setting("HTTPSampler.port"))
+		proto, _, ok1 := im.literal(holder("HTTPSampler.protocol"), setting("HTTPSampler.protocol"))
+		host, _, ok2 := im.literal(holder("HTTPSampler.domain"), setting("HTTPSampler.domain"))
+		port, _, ok3 := im.literal(holder("HTTPSampler.port"), setting("HTTPSampler.port"))
 		if !ok1 || !ok2 || !ok3 || host == "" {
 			im.skip(el, "the server name, port and protocol must be constants or ${__P(name,default)} (here or in HTTP Request Defaults)")
 			return nil

@@ -334,7 +334,7 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		lr.Late, lr.Dropped = res.Summary.Late, res.Summary.Dropped
 		lr.GeneratorCPUs = m.Sizing.Pods
 		lr.Warnings = res.Summary.Warnings
-		var busiest []monitor.Sample
+		var busiest []results.ResourceSample
 		lr.Service, busiest = resources(c.podSamples(filepath.Join(dir, lr.Dir, "samples")), srec.Start.Add(st.Warmup), res.Summary.DurationSeconds)
 		if err := results.WriteLevel(filepath.Join(dir, lr.Dir), res, results.Samples{Service: busiest}); err != nil {
 			lr.Status, lr.Reason = "failed", err.Error()
@@ -429,9 +429,9 @@ func (c *Controller) podSamples(dir string) map[string][]monitor.Sample {
 // seconds: CPU and RSS of the busiest pod's process tree, as a local run
 // reports its one service. It also returns the samples of the pod with
 // the highest mean CPU, which become the level's resource columns.
-func resources(pods map[string][]monitor.Sample, from time.Time, seconds float64) (results.Resources, []monitor.Sample) {
+func resources(pods map[string][]monitor.Sample, from time.Time, seconds float64) (results.Resources, []results.ResourceSample) {
 	var out results.Resources
-	var busiest []monitor.Sample
+	var busiest []results.ResourceSample
 	busiestCPU := -1.0
 	to := from.Add(time.Duration(seconds * float64(time.Second)))
 	names := make([]string, 0, len(pods))
@@ -440,13 +440,13 @@ func resources(pods map[string][]monitor.Sample, from time.Time, seconds float64
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		var in []monitor.Sample
+		var in []results.ResourceSample
 		for _, s := range pods[name] {
 			if !s.Time.Before(from) && !s.Time.After(to.Add(time.Second)) {
-				in = append(in, s)
+				in = append(in, results.ResourceSample(s))
 			}
 		}
-		r := results.Summarize(in)
+		r := results.SummarizeResources(in)
 		if r.CPUMean > busiestCPU {
 			busiest, busiestCPU = in, r.CPUMean
 		}

@@ -143,7 +143,7 @@ const WarmupDir = "warmup"
 // steady-state rule holds, at most the budget; its record is copied back
 // as a shard's results are. A fixed warm-up runs in the first level's
 // shards instead (nil here).
-func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (*results.Warmup, error) {
+func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (*results.WarmupRun, error) {
 	var wp plan.Warmup
 	for _, im := range p.Implementations {
 		if im.ID() == st.Implementation {

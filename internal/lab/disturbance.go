@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -94,7 +94,7 @@ func load1() float64 {
 // cpuSet is a placement's CPU list, or every CPU when it is empty.
 func cpuSet(list string) []int {
 	if list != "" {
-		if cpus, err := cgroup.ParseCPUList(list); err == nil {
+		if cpus, err := cpulist.Parse(list); err == nil {
 			return cpus
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/faults"
@@ -24,11 +23,7 @@ func (x *execution) runFaults(ctx context.Context) {
 	p := x.plan
 	fo := faults.Options{Workers: p.Faults.Workers, PerFault: time.Duration(p.Faults.PerFault),
 		Pause: time.Duration(p.Faults.Pause), Progress: sayWriter{x}}
-	var err error
-	if fo.Faults, err = faults.ParseFaults(strings.Join(p.Faults.Inject, ",")); err != nil {
-		x.warn("faults: %v", err)
-		return
-	}
+	fo.Faults = p.Faults.Inject // validated with the plan
 	dir := filepath.Join(x.dir, "faults")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		x.warn("faults: %v", err)

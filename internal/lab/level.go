@@ -65,7 +65,7 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	s := res.Summary
 	lr.TargetRate, lr.AchievedRate, lr.Late, lr.Dropped = s.TargetRate, s.AchievedRate, s.Late, s.Dropped
 	lr.Warnings = append(lr.Warnings, s.Warnings...)
-	lr.Service, lr.Database, lr.Generator = results.Summarize(ss.Service), results.Summarize(ss.Database), results.Summarize(ss.Generator)
+	lr.Service, lr.Database, lr.Generator = results.SummarizeResources(ss.Service), results.SummarizeResources(ss.Database), results.SummarizeResources(ss.Generator)
 	lr.GeneratorCPUs = s.CPUs
 	if lr.GeneratorCPUs == 0 {
 		lr.GeneratorCPUs = runtime.NumCPU()

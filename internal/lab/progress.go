@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
-	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
@@ -107,8 +107,8 @@ func (pr *progress) result(lr *results.LevelRun) {
 	}
 	t := lr.Total
 	msg := fmt.Sprintf("%s: %d %s: %s req/s, p50 %s, p99 %s, errors %.2f%%, CPU %.0f%%, RSS %s",
-		pr.where, lr.Level, pr.unit(), report.FormatCount(t.Throughput), report.FormatMs(t.Latency.P50), report.FormatMs(t.Latency.P99),
-		t.ErrorPercent, lr.Service.CPUMean, report.FormatBytes(float64(lr.Service.RSSPeakBytes)))
+		pr.where, lr.Level, pr.unit(), human.Count(t.Throughput), human.Ms(t.Latency.P50), human.Ms(t.Latency.P99),
+		t.ErrorPercent, lr.Service.CPUMean, human.Bytes(float64(lr.Service.RSSPeakBytes)))
 	if len(lr.Violations) > 0 {
 		msg += fmt.Sprintf(", %d INVARIANT FAILURES", len(lr.Violations))
 	}
@@ -177,7 +177,7 @@ func (pr *progress) draw() {
 		}
 	}
 	if p := pr.last; p.Requests > 0 {
-		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", report.FormatCount(p.Rate), p.Errors, report.FormatMs(float64(p.P99)/1e6))
+		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", human.Count(p.Rate), p.Errors, human.Ms(float64(p.P99)/1e6))
 	}
 	fmt.Fprint(pr.w, b.String())
 	pr.drawn = true

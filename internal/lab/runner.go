@@ -323,7 +323,8 @@ func (x *execution) measureNoise(ctx context.Context) {
 		x.warn("machine noise not measured: %v", err)
 		return
 	}
-	x.rec.Machine.Noise = &f
+	nf := results.NoiseFloor(f)
+	x.rec.Machine.Noise = &nf
 	x.say("machine noise: per-second CV %s on CPUs %v", percents(f.CV), cpus)
 	if f.Max > stats.DefaultSteadyMaxCV {
 		x.warn("this machine's own speed varies %.0f%% from second to second (a memory-bound probe on each of its CPUs at once, nothing else running); "+

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/proctree"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stats"
@@ -57,7 +57,7 @@ func noDescendants(t *testing.T) {
 	t.Helper()
 	var left []int32
 	for i := 0; i < 50; i++ {
-		left = monitor.Descendants(int32(os.Getpid()))
+		left = proctree.Descendants(int32(os.Getpid()))
 		if len(left) == 0 {
 			return
 		}

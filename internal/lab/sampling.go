@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // samples collects a sampler's readings in the background.
 type samples struct {
 	done chan struct{}
-	list []monitor.Sample
+	list []results.ResourceSample
 }
 
 // sampleInBackground samples pid's tree every second until ctx ends.
@@ -18,13 +19,13 @@ func sampleInBackground(ctx context.Context, pid int, opts ...monitor.Option) *s
 	s := &samples{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		_ = monitor.Run(ctx, pid, time.Second, func(m monitor.Sample) { s.list = append(s.list, m) }, opts...)
+		_ = monitor.Run(ctx, pid, time.Second, func(m monitor.Sample) { s.list = append(s.list, results.ResourceSample(m)) }, opts...)
 	}()
 	return s
 }
 
 // wait returns the samples once the sampler has stopped; nil-safe.
-func (s *samples) wait() []monitor.Sample {
+func (s *samples) wait() []results.ResourceSample {
 	if s == nil {
 		return nil
 	}

@@ -92,7 +92,7 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 		return failAll("", "limits: %v", err)
 	}
 	defer grp.Remove()
-	x.rec.Limits = grp.Applied()
+	x.rec.Limits = results.AppliedLimits(grp.Applied())
 
 	// The log is written under a temporary name and appears whole when the
 	// service has stopped (its tail is read from the temporary file).
@@ -269,7 +269,7 @@ func describeContract(c *results.Contract) string {
 }
 
 // describeWarmup says how a warm-up ended, for the progress lines.
-func describeWarmup(wu *results.Warmup) string {
+func describeWarmup(wu *results.WarmupRun) string {
 	switch {
 	case !wu.Auto:
 		return fmt.Sprintf("%.0fs (fixed), %d requests", wu.Seconds, wu.Requests)
@@ -281,7 +281,7 @@ func describeWarmup(wu *results.Warmup) string {
 
 // ruleFigures are the steady-state rule's figures over the warm-up's
 // last window: CV, drift and, where watched, the compiler threads' CPU.
-func ruleFigures(wu *results.Warmup) string {
+func ruleFigures(wu *results.WarmupRun) string {
 	s := fmt.Sprintf("CV %.1f%%, drift %.1f%%", 100*wu.CV, 100*wu.Drift)
 	if n := len(wu.CompilerCPU); n > 0 {
 		s += fmt.Sprintf(", JIT compiler %.0f%% of a CPU", stats.Mean(wu.CompilerCPU[max(0, n-stats.DefaultSteadyWindow):]))

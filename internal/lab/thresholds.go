@@ -11,10 +11,10 @@ import (
 // plan was parsed) on one level's result, with the same rules as
 // `showdown attack --fail-if`. A threshold that cannot be measured (a
 // step label the scenario does not have) counts as crossed.
-func thresholds(exprs []string, res *load.Result) []results.Threshold {
-	var out []results.Threshold
+func thresholds(exprs []string, res *load.Result) []results.ThresholdVerdict {
+	var out []results.ThresholdVerdict
 	for _, e := range exprs {
-		v := results.Threshold{Expr: e}
+		v := results.ThresholdVerdict{Expr: e}
 		t, err := load.ParseThreshold(e)
 		if err == nil {
 			v.Crossed, v.Measured, err = t.Crossed(res)

@@ -24,7 +24,7 @@ const LaterWarmupShare = warmup.LaterShare
 // is no warm-up. The rule also waits until the runtime's compiler threads
 // in pid's tree are quiet (warmup.MaxCompilerCPU). With a request count it sends about that many requests
 // (whole iterations per user), at most the cap long.
-func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level int, first bool, wp plan.Warmup) (*results.Warmup, error) {
+func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level int, first bool, wp plan.Warmup) (*results.WarmupRun, error) {
 	l := x.plan.Load
 	d := warmup.Budget(wp, first)
 	model := x.model(level, d)

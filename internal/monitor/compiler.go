@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/showdownlab/showdown/internal/proctree"
 )
 
 // CompilerThreads are the name prefixes of the threads in which a runtime
@@ -27,7 +29,7 @@ const clockTicks = 100
 func CompilerCPU(root int32) time.Duration {
 	var ticks uint64
 	buf := make([]byte, 1024)
-	for _, pid := range append([]int32{root}, Descendants(root)...) {
+	for _, pid := range append([]int32{root}, proctree.Descendants(root)...) {
 		ticks += compilerTicks(pid, buf)
 	}
 	return time.Duration(ticks) * time.Second / clockTicks

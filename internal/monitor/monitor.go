@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/showdownlab/showdown/internal/proctree"
 )
 
 // DefaultInterval is the sampling period used when none is given.
@@ -162,7 +164,7 @@ func (s *Sampler) tree(ctx context.Context) ([]*process.Process, error) {
 		return out, nil
 	}
 	live := map[int32]bool{s.root: true}
-	for _, pid := range Descendants(s.root) {
+	for _, pid := range proctree.Descendants(s.root) {
 		h, err := s.handle(ctx, pid)
 		if err != nil {
 			continue

@@ -167,7 +167,7 @@ func (p *Plan) applyDefaults() {
 	}
 	if f := p.Faults; f != nil {
 		if len(f.Inject) == 0 {
-			f.Inject = append([]string(nil), FaultNames...)
+			f.Inject = append([]Fault(nil), FaultNames...)
 		}
 		if f.PerFault == 0 {
 			f.PerFault = Duration(DefaultFaultWindow)

@@ -125,14 +125,26 @@ type Published struct {
 	Database string `yaml:"-" json:"database,omitempty"`
 }
 
-// FaultNames are the faults a plan may list, in the order the fault test
-// injects them (package faults defines what each does).
-var FaultNames = []string{"service-kill", "db-pause", "db-restart", "db-crash", "service-term"}
+// Fault names one fault of the fault test; package faults says what each
+// does and injects it.
+type Fault string
+
+// The faults a plan may list (faults: inject).
+const (
+	FaultServiceKill     Fault = "service-kill"
+	FaultDatabasePause   Fault = "db-pause"
+	FaultDatabaseRestart Fault = "db-restart"
+	FaultDatabaseCrash   Fault = "db-crash"
+	FaultServiceTerm     Fault = "service-term"
+)
+
+// FaultNames are the faults in the order the fault test injects them.
+var FaultNames = []Fault{FaultServiceKill, FaultDatabasePause, FaultDatabaseRestart, FaultDatabaseCrash, FaultServiceTerm}
 
 // Faults configures the fault test of a plan.
 type Faults struct {
 	// Inject lists the faults, in order (default: FaultNames).
-	Inject []string `yaml:"inject" json:"inject"`
+	Inject []Fault `yaml:"inject" json:"inject"`
 	// PerFault is each fault's window of transfers (default 60s).
 	PerFault Duration `yaml:"per_fault" json:"per_fault"`
 	// Workers send transfers back to back (default 50).

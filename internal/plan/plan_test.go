@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,7 +180,7 @@ func TestParsePlanFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := p.Faults
-	if f == nil || strings.Join(f.Inject, ",") != strings.Join(FaultNames, ",") || f.Workers != DefaultFaultWorkers ||
+	if f == nil || !slices.Equal(f.Inject, FaultNames) || f.Workers != DefaultFaultWorkers ||
 		time.Duration(f.PerFault) != 90*time.Second || time.Duration(f.Pause) != DefaultFaultPause {
 		t.Errorf("faults = %+v, want every fault, %d workers, 90s, pause %v", f, DefaultFaultWorkers, DefaultFaultPause)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
@@ -153,7 +153,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		if f.v == "" {
 			continue
 		}
-		if err := cgroup.CheckCPUList(f.v, runtime.NumCPU()); err != nil {
+		if err := cpulist.Check(f.v, runtime.NumCPU()); err != nil {
 			add([]string{"placement", f.name}, fmt.Sprintf("this machine has CPUs 0-%d", runtime.NumCPU()-1), "%v", err)
 		}
 	}
@@ -223,8 +223,8 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	if f := p.Faults; f != nil {
 		for i, n := range f.Inject {
-			if !contains(FaultNames, n) {
-				add([]string{"faults", "inject", strconv.Itoa(i)}, "one of: "+strings.Join(FaultNames, ", "), "unknown fault %q", n)
+			if !slices.Contains(FaultNames, n) {
+				add([]string{"faults", "inject", strconv.Itoa(i)}, "one of: "+faultList(), "unknown fault %q", n)
 			}
 		}
 		if f.Workers < 1 || f.Workers > 1000 {
@@ -241,4 +241,13 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		}
 	}
 	return errs
+}
+
+// faultList names every fault, comma-separated.
+func faultList() string {
+	names := make([]string, len(FaultNames))
+	for i, f := range FaultNames {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }

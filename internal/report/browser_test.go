@@ -77,7 +77,7 @@ func TestBrowserReport(t *testing.T) {
 		// the run fixture: every kind of chart
 		{"run", "testdata/run"},
 		// an import: no resource columns, no run.json
-		{"k6", "testdata/k6.json.gz"},
+		{"k6", "../imported/testdata/k6.json.gz"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Load(tc.input)

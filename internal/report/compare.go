@@ -3,11 +3,13 @@ package report
 import (
 	"errors"
 	"fmt"
-
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/stats"
 )
 
 // Compare settings. The test is Welch's two-sided t-test on the per-trial
@@ -32,7 +34,7 @@ var CompareMetrics = []string{"throughput", "p50_ms", "p99_ms", "cpu_percent", "
 type Side struct {
 	// Name is shown in the header (a folder, or a selector).
 	Name  string
-	cells map[cellKey]*Cell
+	cells map[cellKey]*CellSummary
 	order []cellKey
 	// interrupted names the levels a signal cut short, left out.
 	interrupted []string
@@ -45,11 +47,11 @@ type cellKey struct {
 
 // SideOf makes a comparison side of every measured cell of s.
 func SideOf(name string, s *Summary) *Side {
-	return sideWhere(name, s, func(c *Cell) (string, bool) { return c.Implementation, true })
+	return sideWhere(name, s, func(c *CellSummary) (string, bool) { return c.Implementation, true })
 }
 
-func sideWhere(name string, s *Summary, keep func(*Cell) (string, bool)) *Side {
-	sd := &Side{Name: name, cells: map[cellKey]*Cell{}, interrupted: s.InterruptedLevels}
+func sideWhere(name string, s *Summary, keep func(*CellSummary) (string, bool)) *Side {
+	sd := &Side{Name: name, cells: map[cellKey]*CellSummary{}, interrupted: s.InterruptedLevels}
 	for _, wl := range s.Workloads {
 		for _, c := range wl.Cells {
 			if c.Trials == 0 {
@@ -155,8 +157,8 @@ func BetweenSides(res *Results, a, b Selector) (*Side, *Side, error) {
 		return nil, nil, errors.Join(errs...)
 	}
 	single := len(ma) == 1 && len(mb) == 1
-	key := func(m map[string]string) func(*Cell) (string, bool) {
-		return func(c *Cell) (string, bool) {
+	key := func(m map[string]string) func(*CellSummary) (string, bool) {
+		return func(c *CellSummary) (string, bool) {
 			svc, ok := m[c.Implementation]
 			if !ok {
 				return "", false
@@ -204,7 +206,7 @@ func CompareSides(base, other *Side) []Delta {
 				d.Change = math.Inf(1)
 			}
 			if len(d.Base.Trials) >= 2 && len(d.Other.Trials) >= 2 {
-				d.P = WelchP(d.Base.Trials, d.Other.Trials)
+				d.P = stats.WelchP(d.Base.Trials, d.Other.Trials)
 				d.Significant = d.P < DefaultAlpha
 			} else {
 				d.Significant = math.Abs(d.Change) >= NoiseThreshold
@@ -292,13 +294,13 @@ func fmtValue(m string, v Value) string {
 	var s string
 	switch m {
 	case "p50_ms", "p99_ms":
-		s = FormatMs(v.Median)
+		s = human.Ms(v.Median)
 	case "rss_peak_bytes":
-		s = FormatBytes(v.Median)
+		s = human.Bytes(v.Median)
 	case "cpu_percent":
 		s = fmt.Sprintf("%.1f%%", v.Median)
 	default:
-		s = FormatCount(v.Median)
+		s = human.Count(v.Median)
 	}
 	if len(v.Trials) > 1 && v.Median != 0 {
 		s += fmt.Sprintf(" ± %.0f%%", 100*(v.Max-v.Min)/math.Abs(v.Median))
@@ -311,92 +313,4 @@ func fmtChange(c float64) string {
 		return "+∞"
 	}
 	return fmt.Sprintf("%+.2f%%", 100*c)
-}
-
-// WelchP is the two-sided p-value of Welch's t-test between two samples
-// of at least two values each.
-func WelchP(a, b []float64) float64 {
-	ma, va := meanVar(a)
-	mb, vb := meanVar(b)
-	na, nb := float64(len(a)), float64(len(b))
-	se2 := va/na + vb/nb
-	if se2 == 0 {
-		if ma == mb {
-			return 1
-		}
-		return 0
-	}
-	t := (ma - mb) / math.Sqrt(se2)
-	df := se2 * se2 / ((va/na)*(va/na)/(na-1) + (vb/nb)*(vb/nb)/(nb-1))
-	return regIncBeta(df/2, 0.5, df/(df+t*t))
-}
-
-func meanVar(x []float64) (mean, variance float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		variance += (v - mean) * (v - mean)
-	}
-	return mean, variance / float64(len(x)-1)
-}
-
-// regIncBeta is the regularized incomplete beta function I_x(a, b), by
-// its continued fraction (Numerical Recipes, betacf).
-func regIncBeta(a, b, x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	if x >= 1 {
-		return 1
-	}
-	la, _ := math.Lgamma(a + b)
-	lb, _ := math.Lgamma(a)
-	lc, _ := math.Lgamma(b)
-	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaCF(a, b, x) / a
-	}
-	return 1 - front*betaCF(b, a, 1-x)/b
-}
-
-func betaCF(a, b, x float64) float64 {
-	const tiny = 1e-300
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
-	h := d
-	for m := 1; m <= 300; m++ {
-		fm := float64(m)
-		aa := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-12 {
-			break
-		}
-	}
-	return h
 }

@@ -134,29 +134,6 @@ func TestCompareBetween(t *testing.T) {
 	}
 }
 
-// Two-sided p-values of Student's t at textbook critical values.
-func TestWelchDistribution(t *testing.T) {
-	for _, tc := range []struct{ t, df, p float64 }{
-		{12.706, 1, 0.05},   // df 1, 95%
-		{2.228, 10, 0.05},   // df 10, 95%
-		{3.169, 10, 0.01},   // df 10, 99%
-		{1.962, 1000, 0.05}, // close to the normal
-		{0, 5, 1},           // no difference
-	} {
-		p := regIncBeta(tc.df/2, 0.5, tc.df/(tc.df+tc.t*tc.t))
-		if math.Abs(p-tc.p) > 0.0006 {
-			t.Errorf("t=%v df=%v: p=%.5f, want %.3f", tc.t, tc.df, p, tc.p)
-		}
-	}
-	// identical samples with no variance: p=1; different ones: p=0
-	if p := WelchP([]float64{1, 1}, []float64{1, 1}); p != 1 {
-		t.Errorf("identical: p=%v, want 1", p)
-	}
-	if p := WelchP([]float64{1, 1}, []float64{2, 2}); p != 0 {
-		t.Errorf("constant but different: p=%v, want 0", p)
-	}
-}
-
 // TestInterruptedLevels: a level a signal cut short is left out of the
 // cells, named in the workload's warnings and in compare, never compared
 // as if it were a whole level.

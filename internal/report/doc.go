@@ -4,7 +4,8 @@
 //
 // Load reads a showdown results folder (run.json), an attack --out folder
 // (summary.json), a JMeter .jtl in CSV form or a k6 JSON output, all into
-// the shape of a plan run; Summarize computes the tables; WriteHTML,
+// the shape of a plan run (package imported converts the last three);
+// Summarize computes the tables; WriteHTML,
 // WriteMarkdown, WriteJSON and WriteCSV render them; WriteFiles writes
 // report.html and summary.md into a results folder; SideOf, BetweenSides,
 // CompareSides and WriteComparison compare.

@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -26,8 +26,36 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output; if the change is intended, run go test ./internal/report -update\n--- got:\n%s", path, got)
+		t.Errorf("%s differs from the output; if the change is intended, run go test ./internal/report -update\n%s", path, firstDiff(got, want))
 	}
+}
+
+// firstDiff shows the first line where got and want differ, numbered.
+func firstDiff(got, want []byte) string {
+	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl []byte
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if !bytes.Equal(gl, wl) || i >= len(g) || i >= len(w) {
+			col := 0
+			for col < min(len(gl), len(wl)) && gl[col] == wl[col] {
+				col++
+			}
+			return fmt.Sprintf("line %d, byte %d:\n--- got:\n%s\n--- want:\n%s", i+1, col+1, around(gl, col), around(wl, col))
+		}
+	}
+	return ""
+}
+
+// around is the part of a line near byte col (report.html has long lines).
+func around(b []byte, col int) []byte {
+	lo, hi := max(0, col-80), min(len(b), col+160)
+	return b[lo:hi]
 }
 
 func TestGolden(t *testing.T) {
@@ -37,9 +65,9 @@ func TestGolden(t *testing.T) {
 		// a showdown run: 2 implementations x 2 workloads x 2 levels x 2 trials
 		{"run", "testdata/run"},
 		// a k6 JSON output (gzip), half of the requests answered 404
-		{"k6", "testdata/k6.json.gz"},
+		{"k6", "../imported/testdata/k6.json.gz"},
 		// a JMeter CSV results file with two labels and one stall
-		{"jmeter", "testdata/jmeter.jtl"},
+		{"jmeter", "../imported/testdata/jmeter.jtl"},
 		// an attack folder: a level of the run on its own
 		{"attack", "testdata/run/runs/bank/go-stdlib/trial-1/level-8"},
 	} {
@@ -60,9 +88,9 @@ func TestGolden(t *testing.T) {
 			if err := WriteHTML(&h, res); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(h.String(), "<svg class=\"chart\"") {
-				t.Errorf("report.html has no chart")
-			}
+			// The whole page: tables, every chart's series and axes, the
+			// notes; a chart that loses a line or a point changes it.
+			golden(t, tc.name+".golden.html", bytes.ReplaceAll(h.Bytes(), []byte(tc.input), []byte("INPUT")))
 		})
 	}
 }

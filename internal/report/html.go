@@ -13,6 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
@@ -56,7 +57,7 @@ var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"svg":   func(s string) template.HTML { return template.HTML(s) },
-	"bytes": func(b uint64) string { return FormatBytes(float64(b)) },
+	"bytes": func(b uint64) string { return human.Bytes(float64(b)) },
 }).Parse(pageTemplate))
 
 // htmlPage is the template's model.
@@ -104,7 +105,7 @@ func warmupChart(id string, s *Summary, wl *Workload, colors map[string]string) 
 			sr.xs, sr.ys = append(sr.xs, float64(i+1)), append(sr.ys, v)
 		}
 		p.lines = append(p.lines, sr)
-		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("%s: %s (startup %s)", r.Implementation, warmupText(r.Warmup), fmtSeconds(r.StartupSeconds)), colors[r.Implementation], ""})
+		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("%s: %s (startup %s)", r.Implementation, warmupText(r.WarmupRun), fmtSeconds(r.StartupSeconds)), colors[r.Implementation], ""})
 		if slices.ContainsFunc(r.CompilerCPU, func(v float64) bool { return v > 0 }) {
 			cs := series{name: r.Implementation, color: colors[r.Implementation]}
 			for i, v := range r.CompilerCPU {
@@ -254,10 +255,10 @@ func levelCharts(id string, s *Summary, wl *Workload, colors map[string]string) 
 		fmt                func(float64) string
 	}
 	specs := []spec{
-		{"throughput", "Throughput", "throughput (req/s)", 1, FormatCount},
-		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, FormatMs},
+		{"throughput", "Throughput", "throughput (req/s)", 1, human.Count},
+		{"p99_ms", "99th percentile latency", "p99 latency (ms)", 1, human.Ms},
 		{"cpu_percent", "Service CPU (mean)", "CPU (% of one core)", 1, func(v float64) string { return fmt.Sprintf("%.0f%%", v) }},
-		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return FormatBytes(v * (1 << 20)) }},
+		{"rss_peak_bytes", "Service peak RSS", "peak RSS (MiB)", 1 << 20, func(v float64) string { return human.Bytes(v * (1 << 20)) }},
 	}
 	var out []figure
 	for k, sp := range specs {
@@ -358,9 +359,9 @@ func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[strin
 			xs, ys := spectrumPoints(merged)
 			tips := make([]string, len(xs))
 			for i := range xs {
-				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), FormatMs(ys[i]))
+				tips[i] = fmt.Sprintf("%s: p%s = %s", c.Implementation, pctLabel(xs[i]), human.Ms(ys[i]))
 				if i == len(xs)-1 {
-					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, FormatMs(ys[i]))
+					tips[i] = fmt.Sprintf("%s: max = %s", c.Implementation, human.Ms(ys[i]))
 				}
 			}
 			maxInv = math.Max(maxInv, xs[len(xs)-1])
@@ -396,7 +397,7 @@ func pctLabel(inv float64) string {
 // timeSeriesChart draws one cell's seconds: latency, throughput and
 // errors, CPU, RSS, threads and FDs, stacked on one time axis, for the
 // trial with the median throughput.
-func timeSeriesChart(id string, res *Results, s *Summary, c *Cell, color string, maxPoints int) (string, string) {
+func timeSeriesChart(id string, res *Results, s *Summary, c *CellSummary, color string, maxPoints int) (string, string) {
 	lc := c.cell
 	idx := make([]int, len(lc.Levels))
 	for i := range idx {
@@ -564,7 +565,7 @@ func environment(res *Results) ([][2]string, []string, [][]string) {
 		add("CPU", fmt.Sprintf("%s × %d", m.CPUModel, m.CPUs))
 	}
 	if m.MemoryBytes > 0 {
-		add("Memory", FormatBytes(float64(m.MemoryBytes)))
+		add("Memory", human.Bytes(float64(m.MemoryBytes)))
 	}
 	add("OS", strings.TrimSpace(m.OS+" "+m.Kernel))
 	add("cgroup", m.Cgroup)
@@ -617,7 +618,7 @@ func environment(res *Results) ([][2]string, []string, [][]string) {
 		if b.Error != "" {
 			st = "failed: " + b.Error
 		}
-		builds = append(builds, []string{n, FormatBytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
+		builds = append(builds, []string{n, human.Bytes(float64(b.ArtifactBytes)), fmt.Sprintf("%.1f s", b.Seconds), st})
 		if b.ImageBytes > 0 {
 			images = true
 		}
@@ -629,7 +630,7 @@ func environment(res *Results) ([][2]string, []string, [][]string) {
 			b := r.Builds[n]
 			size := ""
 			if b.ImageBytes > 0 {
-				size = FormatBytes(float64(b.ImageBytes))
+				size = human.Bytes(float64(b.ImageBytes))
 			}
 			builds[i] = append(builds[i][:2:2], b.Image, size, builds[i][2], builds[i][3])
 		}
@@ -638,7 +639,7 @@ func environment(res *Results) ([][2]string, []string, [][]string) {
 }
 
 // htmlCellText is cellText with the range on a second, smaller line.
-func htmlCellText(c *Cell, col tableColumn) template.HTML {
+func htmlCellText(c *CellSummary, col tableColumn) template.HTML {
 	v := c.Values[col.key]
 	s := template.HTMLEscapeString(col.format(v.Median))
 	if lo, hi := col.format(v.Min), col.format(v.Max); col.spread && c.Trials > 1 && lo != hi {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -20,6 +21,10 @@ const (
 	DefaultAcceptableP99Ms        = 100
 	DefaultAcceptableErrorPercent = 1
 )
+
+// SpreadWarning is the spread of throughput between trials, relative to
+// their median, above which a result is called noisy.
+const SpreadWarning = 0.10
 
 // Metric is one number measured per trial of a cell.
 type Metric struct {
@@ -90,8 +95,9 @@ func valueOf(vs []float64) Value {
 	return v
 }
 
-// Cell is one implementation at one level of one workload, over trials.
-type Cell struct {
+// CellSummary is what the tables say of one cell (a results.Cell): one
+// implementation at one level of one workload, each metric over trials.
+type CellSummary struct {
 	// Implementation names the cell's series: the implementation id, and
 	// with a database dimension its setting ("java-spring [sku_index=false]").
 	Implementation string `json:"implementation"`
@@ -120,15 +126,15 @@ type Spread struct {
 	N    int     `json:"n"`
 }
 
-func (s Spread) interval() stats.Interval {
-	return stats.Interval{Mean: s.Mean, Low: s.Low, High: s.High, N: s.N}
+func (s Spread) interval() stats.ConfidenceInterval {
+	return stats.ConfidenceInterval{Mean: s.Mean, Low: s.Low, High: s.High, N: s.N}
 }
 
 // spreadKeys are the metrics whose spread a cell reports.
 var spreadKeys = []string{"throughput", "p99_ms"}
 
 // Get returns the median of a metric.
-func (c *Cell) Get(key string) float64 { return c.Values[key].Median }
+func (c *CellSummary) Get(key string) float64 { return c.Values[key].Median }
 
 // Workload is the part of a summary about one workload.
 type Workload struct {
@@ -136,13 +142,13 @@ type Workload struct {
 	// Headline says who served the most at acceptable latency.
 	Headline string `json:"headline"`
 	// Best is the cell the headline names, if any.
-	Best *Cell `json:"best,omitempty"`
+	Best *CellSummary `json:"best,omitempty"`
 	// Verdicts compare, level by level, the two implementations with the
 	// most throughput: a winner only where their 95% intervals do not
 	// overlap.
-	Verdicts []string `json:"verdicts,omitempty"`
-	Cells    []*Cell  `json:"cells"`
-	Warnings []string `json:"warnings,omitempty"`
+	Verdicts []string       `json:"verdicts,omitempty"`
+	Cells    []*CellSummary `json:"cells"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // Summary is everything the tables say about a run: the content of the
@@ -186,7 +192,7 @@ type ThresholdRow struct {
 	Workload       string `json:"workload"`
 	Level          int    `json:"level"`
 	Trial          int    `json:"trial"`
-	results.Threshold
+	results.ThresholdVerdict
 }
 
 // Verdict is "CROSSED" or "ok".
@@ -198,9 +204,9 @@ func (t ThresholdRow) Verdict() string {
 }
 
 // Measure is the measured value, or why there is none.
-func (t ThresholdRow) Measure() string { return thresholdMeasure(t.Threshold) }
+func (t ThresholdRow) Measure() string { return thresholdMeasure(t.ThresholdVerdict) }
 
-func thresholdMeasure(t results.Threshold) string {
+func thresholdMeasure(t results.ThresholdVerdict) string {
 	if t.Error != "" {
 		return t.Error
 	}
@@ -214,7 +220,7 @@ type WarmupRow struct {
 	Workload       string  `json:"workload"`
 	Trial          int     `json:"trial"`
 	StartupSeconds float64 `json:"startup_seconds"`
-	*results.Warmup
+	*results.WarmupRun
 }
 
 // MemoryRow is the memory of one start on one workload, as the sources
@@ -260,7 +266,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		s.Workloads = append(s.Workloads, wl)
 	}
 	for _, lc := range results.Cells(r) {
-		c := &Cell{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
+		c := &CellSummary{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
 		if !slices.Contains(s.Implementations, c.Implementation) {
 			s.Implementations = append(s.Implementations, c.Implementation)
 		}
@@ -356,7 +362,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			}
 			v := c.Values["throughput"]
 			if v.Median > 0 && (v.Max-v.Min)/v.Median > SpreadWarning {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, FormatCount(v.Min), FormatCount(v.Max)))
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s: throughput varies %.0f%% between trials (%s–%s req/s): noisy", c.Implementation, c.Level, s.LevelUnit, 100*(v.Max-v.Min)/v.Median, human.Count(v.Min), human.Count(v.Max)))
 			}
 		}
 		wl.Best, wl.Headline = headline(wl, s.LevelUnit, o)
@@ -371,7 +377,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 // intervals across trials do not overlap.
 func verdicts(wl *Workload, unit string) []string {
 	levels, byLevel := measuredByLevel(wl)
-	mean := func(c *Cell) float64 {
+	mean := func(c *CellSummary) float64 {
 		if sp, ok := c.Spread["throughput"]; ok {
 			return sp.Mean
 		}
@@ -403,9 +409,9 @@ func verdicts(wl *Workload, unit string) []string {
 
 // measuredByLevel groups a workload's measured cells by level, levels in
 // ascending order.
-func measuredByLevel(wl *Workload) ([]int, map[int][]*Cell) {
+func measuredByLevel(wl *Workload) ([]int, map[int][]*CellSummary) {
 	var levels []int
-	byLevel := map[int][]*Cell{}
+	byLevel := map[int][]*CellSummary{}
 	for _, c := range wl.Cells {
 		if c.Trials == 0 {
 			continue
@@ -422,7 +428,7 @@ func measuredByLevel(wl *Workload) ([]int, map[int][]*Cell) {
 // describeSpread prints a mean, its 95% interval (a rate is never
 // negative) and the CV: "7570 (7276–7865, CV 2.0%)".
 func describeSpread(s Spread) string {
-	return fmt.Sprintf("%s (%s–%s, CV %.1f%%)", FormatCount(s.Mean), FormatCount(max(0, s.Low)), FormatCount(s.High), 100*s.CV)
+	return fmt.Sprintf("%s (%s–%s, CV %.1f%%)", human.Count(s.Mean), human.Count(max(0, s.Low)), human.Count(s.High), 100*s.CV)
 }
 
 // errorPercent is computed from the counts: summary.json's error_percent
@@ -450,8 +456,8 @@ func levelUnit(model string) string {
 
 // headline finds the cell with the most throughput at acceptable latency,
 // and says so with the runner-up at its own best level.
-func headline(wl *Workload, unit string, o options) (*Cell, string) {
-	best := map[string]*Cell{}
+func headline(wl *Workload, unit string, o options) (*CellSummary, string) {
+	best := map[string]*CellSummary{}
 	var order []string
 	measured := false
 	for _, c := range wl.Cells {
@@ -474,28 +480,28 @@ func headline(wl *Workload, unit string, o options) (*Cell, string) {
 		return nil, "nothing was measured"
 	}
 	if len(order) == 0 {
-		var top *Cell
+		var top *CellSummary
 		for _, c := range wl.Cells {
 			if c.Trials > 0 && (top == nil || c.Get("throughput") > top.Get("throughput")) {
 				top = c
 			}
 		}
 		return nil, fmt.Sprintf("no implementation kept p99 ≤ %s with ≤ %s%% errors at any level; the most throughput was %s's %s req/s at %d %s (p99 %s, %.2f%% errors)",
-			FormatMs(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, FormatCount(top.Get("throughput")), top.Level, unit, FormatMs(top.Get("p99_ms")), top.Get("error_percent"))
+			human.Ms(o.p99Ms), trimZeros(fmt.Sprintf("%.2f", o.errorPercent)), top.Implementation, human.Count(top.Get("throughput")), top.Level, unit, human.Ms(top.Get("p99_ms")), top.Get("error_percent"))
 	}
 	sort.SliceStable(order, func(i, j int) bool { return best[order[i]].Get("throughput") > best[order[j]].Get("throughput") })
 	w := best[order[0]]
 	res := ""
 	if w.Get("rss_peak_bytes") > 0 {
-		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), FormatBytes(w.Get("rss_peak_bytes")))
+		res = fmt.Sprintf(", CPU %.0f%%, peak RSS %s", w.Get("cpu_percent"), human.Bytes(w.Get("rss_peak_bytes")))
 	}
 	text := fmt.Sprintf("%s served the most at acceptable latency: %s req/s at %d %s (p99 %s, %.2f%% errors%s)",
-		w.Implementation, FormatCount(w.Get("throughput")), w.Level, unit, FormatMs(w.Get("p99_ms")), w.Get("error_percent"), res)
+		w.Implementation, human.Count(w.Get("throughput")), w.Level, unit, human.Ms(w.Get("p99_ms")), w.Get("error_percent"), res)
 	if len(order) > 1 {
 		var others []string
 		for _, im := range order[1:] {
 			c := best[im]
-			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, FormatCount(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
+			others = append(others, fmt.Sprintf("%s %s req/s at %d %s (%s)", im, human.Count(c.Get("throughput")), c.Level, unit, ratio(w.Get("throughput"), c.Get("throughput"))))
 		}
 		text += "; then " + strings.Join(others, ", ")
 	}
@@ -514,8 +520,4 @@ func round(v float64) float64 {
 		return 0
 	}
 	return math.Round(v*1e3) / 1e3
-}
-
-func durationOf(seconds float64) time.Duration {
-	return time.Duration(math.Round(seconds*1e3)) * time.Millisecond
 }

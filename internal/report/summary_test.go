@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 )
@@ -17,14 +16,14 @@ func TestSummaryWarnings(t *testing.T) {
 	res := fakeRun([]plan.Implementation{{Service: "fast"}, {Service: "noisy"}, {Service: "broken"}},
 		map[string][]float64{"fast": {1000, 1010}, "noisy": {500, 900}})
 	r := res.Run
-	r.Limits = cgroup.Applied{Mechanism: "none", Notes: []string{"cgroup v2 not writable: no CPU quota"}}
+	r.Limits = results.AppliedLimits{Mechanism: "none", Notes: []string{"cgroup v2 not writable: no CPU quota"}}
 	r.Services = append(r.Services, &results.ServiceRun{Implementation: "broken", Service: "broken", Workload: "w", Trial: 1, Status: results.Failed,
 		Reason: "health check timed out after 60s", LogTail: "panic: boom"})
 	lr := r.Services[0].Levels[0]
 	lr.Violations = []results.Violation{{Check: "money", Detail: "total changed by 10"}}
 	lr.Warnings = []string{"generator near saturation: 95% CPU of 1 CPU(s)"}
 	lr.Total.Errors = 5
-	lr.Thresholds = []results.Threshold{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
+	lr.Thresholds = []results.ThresholdVerdict{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
 	s := Summarize(res)
 	if len(s.Workloads) != 1 {
 		t.Fatalf("%d workloads, want 1", len(s.Workloads))

@@ -5,7 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/showdownlab/showdown/internal/noise"
+	"github.com/showdownlab/showdown/internal/human"
 	"io"
 	"path/filepath"
 	"slices"
@@ -109,7 +109,7 @@ type tableColumn struct {
 }
 
 func tableColumns() []tableColumn {
-	ms := func(v float64) string { return FormatMs(v) }
+	ms := func(v float64) string { return human.Ms(v) }
 	n0 := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 	return []tableColumn{
 		{"samples", false, n0},
@@ -121,15 +121,15 @@ func tableColumns() []tableColumn {
 		{"min_ms", false, ms},
 		{"max_ms", false, ms},
 		{"error_percent", false, func(v float64) string { return fmt.Sprintf("%.2f", v) }},
-		{"throughput", true, FormatCount},
-		{"received_kb_per_s", false, FormatCount},
+		{"throughput", true, human.Count},
+		{"received_kb_per_s", false, human.Count},
 		{"cpu_percent", true, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
-		{"rss_peak_bytes", true, FormatBytes},
+		{"rss_peak_bytes", true, human.Bytes},
 		{"threads", false, n0},
 		{"fds", false, n0},
 		{"startup_seconds", false, func(v float64) string { return fmt.Sprintf("%.2fs", v) }},
-		{"artifact_bytes", false, FormatBytes},
-		{"image_bytes", false, FormatBytes},
+		{"artifact_bytes", false, human.Bytes},
+		{"image_bytes", false, human.Bytes},
 	}
 }
 
@@ -156,7 +156,7 @@ func visibleColumns(wl *Workload) []tableColumn {
 
 // cellText formats one table cell: the median, and the range over trials
 // for the columns that show it when there are several trials.
-func cellText(c *Cell, col tableColumn) string {
+func cellText(c *CellSummary, col tableColumn) string {
 	v := c.Values[col.key]
 	s := col.format(v.Median)
 	if lo, hi := col.format(v.Min), col.format(v.Max); col.spread && c.Trials > 1 && lo != hi {
@@ -292,13 +292,13 @@ func writeWarmups(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "## Warm-up\n\n")
 	fmt.Fprintf(w, "| Implementation | Workload | Trial | Startup s | Warm-up | Requests | Last 10 s req/s |\n|---|---|--:|--:|---|--:|--:|\n")
 	for _, r := range s.Warmups {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s |\n", r.Implementation, r.Workload, r.Trial, fmtSeconds(r.StartupSeconds), warmupText(r.Warmup), r.Requests, FormatCount(tailMean(r.Throughput, 10)))
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s |\n", r.Implementation, r.Workload, r.Trial, fmtSeconds(r.StartupSeconds), warmupText(r.WarmupRun), r.Requests, human.Count(tailMean(r.Throughput, 10)))
 	}
 	fmt.Fprintln(w)
 }
 
 // warmupText says how a warm-up ended.
-func warmupText(wu *results.Warmup) string {
+func warmupText(wu *results.WarmupRun) string {
 	switch {
 	case !wu.Auto:
 		return fmt.Sprintf("%s fixed", fmtSeconds(wu.Seconds))
@@ -343,7 +343,7 @@ func setupLine(res *Results) string {
 
 // describeNoise says how much the machine's own speed varied from second
 // to second before the run, per CPU; "" when it was not measured.
-func describeNoise(f *noise.Floor) string {
+func describeNoise(f *results.NoiseFloor) string {
 	if f == nil || len(f.CPUs) == 0 {
 		return ""
 	}
@@ -361,7 +361,7 @@ func describeLimits(res *Results) string {
 		parts = append(parts, fmt.Sprintf("%.2g CPU", l.CPUQuota))
 	}
 	if l.MemoryBytes > 0 {
-		parts = append(parts, FormatBytes(float64(l.MemoryBytes))+" memory")
+		parts = append(parts, human.Bytes(float64(l.MemoryBytes))+" memory")
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -446,8 +446,8 @@ func stepTable(res *Results, wl *Workload) ([]string, [][]string) {
 			}
 			med := func(vs []float64) float64 { return valueOf(vs).Median }
 			rows = append(rows, []string{c.Implementation, strconv.Itoa(c.Level), label, fmt.Sprintf("%.0f", med(a.count)),
-				FormatMs(med(a.mean)), FormatMs(med(a.p50)), FormatMs(med(a.p90)), FormatMs(med(a.p95)), FormatMs(med(a.p99)),
-				FormatMs(a.min), FormatMs(a.max), fmt.Sprintf("%.2f", ep), FormatCount(med(a.tput))})
+				human.Ms(med(a.mean)), human.Ms(med(a.p50)), human.Ms(med(a.p90)), human.Ms(med(a.p95)), human.Ms(med(a.p99)),
+				human.Ms(a.min), human.Ms(a.max), fmt.Sprintf("%.2f", ep), human.Count(med(a.tput))})
 		}
 	}
 	return append(append([]string(nil), stepCellColumns...), stepColumns...), rows
@@ -469,8 +469,8 @@ func stepRows(res *Results, wl *Workload) [][]string {
 		if l.Samples > 0 {
 			ep = 100 * float64(l.Errors) / float64(l.Samples)
 		}
-		rows = append(rows, []string{l.Label, strconv.FormatInt(l.Samples, 10), FormatMs(l.Latency.Mean), FormatMs(l.Latency.P50), FormatMs(l.Latency.P90),
-			FormatMs(l.Latency.P95), FormatMs(l.Latency.P99), FormatMs(l.Latency.Min), FormatMs(l.Latency.Max), fmt.Sprintf("%.2f", ep), FormatCount(l.Throughput)})
+		rows = append(rows, []string{l.Label, strconv.FormatInt(l.Samples, 10), human.Ms(l.Latency.Mean), human.Ms(l.Latency.P50), human.Ms(l.Latency.P90),
+			human.Ms(l.Latency.P95), human.Ms(l.Latency.P99), human.Ms(l.Latency.Min), human.Ms(l.Latency.Max), fmt.Sprintf("%.2f", ep), human.Count(l.Throughput)})
 	}
 	return rows
 }
@@ -496,7 +496,7 @@ func writeMemory(w io.Writer, s *Summary) {
 	}
 	fmt.Fprintf(w, "## Memory\n\n| Implementation | Workload | Trial | RSS before warm-up | after warm-up | after load |\n|---|---|--:|--:|--:|--:|\n")
 	for _, m := range s.Memory {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", m.Implementation, m.Workload, m.Trial, FormatBytes(float64(m.RSSIdleBytes)), FormatBytes(float64(m.RSSWarmBytes)), FormatBytes(float64(m.RSSAfterBytes)))
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", m.Implementation, m.Workload, m.Trial, human.Bytes(float64(m.RSSIdleBytes)), human.Bytes(float64(m.RSSWarmBytes)), human.Bytes(float64(m.RSSAfterBytes)))
 	}
 	fmt.Fprintln(w)
 	cats, rows := nativeMemoryTable(s)
@@ -530,7 +530,7 @@ func nativeMemoryTable(s *Summary) ([]string, [][]string) {
 		if nm == nil {
 			continue
 		}
-		row := []string{m.Implementation, m.Workload, strconv.Itoa(m.Trial), FormatBytes(float64(nm.CommittedBytes))}
+		row := []string{m.Implementation, m.Workload, strconv.Itoa(m.Trial), human.Bytes(float64(nm.CommittedBytes))}
 		if nm.Error != "" {
 			row[3] = "not taken: " + nm.Error
 		}
@@ -538,7 +538,7 @@ func nativeMemoryTable(s *Summary) ([]string, [][]string) {
 			v := "-"
 			for _, c := range nm.Categories {
 				if c.Name == name {
-					v = FormatBytes(float64(c.CommittedBytes))
+					v = human.Bytes(float64(c.CommittedBytes))
 				}
 			}
 			row = append(row, v)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -28,7 +27,7 @@ func TestWarmupChartCompiler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Run.Services[0].Warmup = &results.Warmup{Auto: true, Steady: true, Seconds: 5, Metric: "throughput",
+		res.Run.Services[0].Warmup = &results.WarmupRun{Auto: true, Steady: true, Seconds: 5, Metric: "throughput",
 			Throughput: []float64{100, 400, 900, 1000, 1000}, CompilerCPU: tc.compiler}
 		var h bytes.Buffer
 		if err := WriteHTML(&h, res); err != nil {
@@ -54,7 +53,7 @@ func TestMachineNoiseShown(t *testing.T) {
 	if strings.Contains(setupLine(res), "machine noise") {
 		t.Error("setup line names a machine noise the run did not measure")
 	}
-	res.Run.Machine.Noise = &noise.Floor{Seconds: 11, CPUs: []int{0, 1}, CV: []float64{0.074, 0.182}, Max: 0.182}
+	res.Run.Machine.Noise = &results.NoiseFloor{Seconds: 11, CPUs: []int{0, 1}, CV: []float64{0.074, 0.182}, Max: 0.182}
 	var h bytes.Buffer
 	if err := WriteHTML(&h, res); err != nil {
 		t.Fatal(err)

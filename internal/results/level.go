@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -20,10 +19,37 @@ var ResourceColumns = []string{
 	"other_cpu_service_cpus", "other_cpu_generator_cpus", "steal_percent", "load1", "cpu_mhz",
 }
 
+// ResourceSample is one reading of a process tree (the service, its
+// database or the generator), as package monitor takes it every second (a
+// monitor.Sample converts to it).
+type ResourceSample struct {
+	// Time is when the reading was taken.
+	Time time.Time
+	// Interval is the time since the previous reading; zero for the first.
+	Interval time.Duration
+	// Processes counts the root and its live descendants.
+	Processes int
+	// CPUPercent is the CPU time (user+system) the tree used during the
+	// interval, as a percentage of one core; zero for the first reading.
+	CPUPercent float64
+	// CPUSeconds is the user+system CPU time of the live processes of the
+	// tree since they started.
+	CPUSeconds float64
+	// RSSBytes is the sum of the resident set sizes.
+	RSSBytes uint64
+	// Threads counts OS threads across the tree.
+	Threads int
+	// FDs counts open file descriptors across the tree.
+	FDs int
+	// CtxSwitches counts voluntary and involuntary context switches during
+	// the interval.
+	CtxSwitches uint64
+}
+
 // Samples are the per-second samples of one level: the service, its
 // database (nil without one), the generator and the machine.
 type Samples struct {
-	Service, Database, Generator []monitor.Sample
+	Service, Database, Generator []ResourceSample
 	Machine                      []MachineSample
 	// OnServiceCPUs and OnGeneratorCPUs say which watched processes run on
 	// those CPUs; the rest of the CPUs' busy time is other processes'.
@@ -58,7 +84,7 @@ func WriteLevel(dir string, res *load.Result, s Samples) error {
 	mi := machineBySecond(s.Machine, start)
 	pct := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	kb := func(b uint64) string { return strconv.FormatUint(b>>10, 10) }
-	col := func(name string, idx map[int]monitor.Sample, cell func(monitor.Sample) string) load.Column {
+	col := func(name string, idx map[int]ResourceSample, cell func(ResourceSample) string) load.Column {
 		return load.Column{Name: name, Cell: func(sec int) string {
 			if m, ok := idx[sec]; ok {
 				return cell(m)
@@ -67,14 +93,14 @@ func WriteLevel(dir string, res *load.Result, s Samples) error {
 		}}
 	}
 	cols := []load.Column{
-		col(ResourceColumns[0], si, func(m monitor.Sample) string { return pct(m.CPUPercent) }),
-		col(ResourceColumns[1], si, func(m monitor.Sample) string { return kb(m.RSSBytes) }),
-		col(ResourceColumns[2], si, func(m monitor.Sample) string { return strconv.Itoa(m.Threads) }),
-		col(ResourceColumns[3], si, func(m monitor.Sample) string { return strconv.Itoa(m.FDs) }),
-		col(ResourceColumns[4], si, func(m monitor.Sample) string { return strconv.FormatUint(m.CtxSwitches, 10) }),
-		col(ResourceColumns[5], di, func(m monitor.Sample) string { return pct(m.CPUPercent) }),
-		col(ResourceColumns[6], di, func(m monitor.Sample) string { return kb(m.RSSBytes) }),
-		col(ResourceColumns[7], gi, func(m monitor.Sample) string { return pct(m.CPUPercent) }),
+		col(ResourceColumns[0], si, func(m ResourceSample) string { return pct(m.CPUPercent) }),
+		col(ResourceColumns[1], si, func(m ResourceSample) string { return kb(m.RSSBytes) }),
+		col(ResourceColumns[2], si, func(m ResourceSample) string { return strconv.Itoa(m.Threads) }),
+		col(ResourceColumns[3], si, func(m ResourceSample) string { return strconv.Itoa(m.FDs) }),
+		col(ResourceColumns[4], si, func(m ResourceSample) string { return strconv.FormatUint(m.CtxSwitches, 10) }),
+		col(ResourceColumns[5], di, func(m ResourceSample) string { return pct(m.CPUPercent) }),
+		col(ResourceColumns[6], di, func(m ResourceSample) string { return kb(m.RSSBytes) }),
+		col(ResourceColumns[7], gi, func(m ResourceSample) string { return pct(m.CPUPercent) }),
 	}
 	dist := s.disturbances(si, di, gi, mi)
 	cell := func(name string, f func(Disturbance) float64, prec int) load.Column {
@@ -118,7 +144,7 @@ func (s Samples) Disturbances(start time.Time) map[int]Disturbance {
 	return s.disturbances(bySecond(s.Service, start), bySecond(s.Database, start), bySecond(s.Generator, start), machineBySecond(s.Machine, start))
 }
 
-func (s Samples) disturbances(si, di, gi map[int]monitor.Sample, mi map[int]MachineSample) map[int]Disturbance {
+func (s Samples) disturbances(si, di, gi map[int]ResourceSample, mi map[int]MachineSample) map[int]Disturbance {
 	out := map[int]Disturbance{}
 	own := func(p Procs, sec int) float64 {
 		v := 0.0
@@ -159,8 +185,8 @@ func machineBySecond(ms []MachineSample, start time.Time) map[int]MachineSample 
 // bySecond indexes samples by the second of measurement they describe. A
 // sample covers the interval before it was taken, so it belongs to the
 // second holding that interval's midpoint.
-func bySecond(ss []monitor.Sample, start time.Time) map[int]monitor.Sample {
-	m := map[int]monitor.Sample{}
+func bySecond(ss []ResourceSample, start time.Time) map[int]ResourceSample {
+	m := map[int]ResourceSample{}
 	for _, s := range ss {
 		if s.Interval <= 0 {
 			continue
@@ -172,8 +198,8 @@ func bySecond(ss []monitor.Sample, start time.Time) map[int]monitor.Sample {
 	return m
 }
 
-// Summarize sums up a process tree's samples over a level.
-func Summarize(ss []monitor.Sample) Resources {
+// SummarizeResources sums up a process tree's samples over a level.
+func SummarizeResources(ss []ResourceSample) Resources {
 	var out Resources
 	var cpuSum, secs float64
 	var sw uint64

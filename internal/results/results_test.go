@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -26,11 +25,11 @@ func TestWriteLevelJoinsResources(t *testing.T) {
 	}
 	start := res.Summary.Start
 	// One service sample for second 0 and one for second 2; none for 1.
-	svc := []monitor.Sample{
+	svc := []ResourceSample{
 		{Time: start.Add(time.Second), Interval: time.Second, CPUPercent: 42.5, RSSBytes: 2048 << 10, Threads: 7, FDs: 9},
 		{Time: start.Add(3 * time.Second), Interval: time.Second, CPUPercent: 10, RSSBytes: 4096 << 10, Threads: 8, FDs: 10},
 	}
-	gen := []monitor.Sample{{Time: start.Add(time.Second), Interval: time.Second, CPUPercent: 55}}
+	gen := []ResourceSample{{Time: start.Add(time.Second), Interval: time.Second, CPUPercent: 55}}
 	dir := t.TempDir()
 	if err := WriteLevel(dir, res, Samples{Service: svc, Generator: gen}); err != nil {
 		t.Fatal(err)
@@ -69,7 +68,7 @@ func TestWriteLevelJoinsResources(t *testing.T) {
 
 // TestSummarize weights CPU by interval and keeps peaks.
 func TestSummarize(t *testing.T) {
-	got := Summarize([]monitor.Sample{
+	got := SummarizeResources([]ResourceSample{
 		{RSSBytes: 10, Threads: 3}, // the first sample has no interval: peaks only
 		{Interval: time.Second, CPUPercent: 100, RSSBytes: 30, Threads: 2, FDs: 5, CtxSwitches: 10},
 		{Interval: 3 * time.Second, CPUPercent: 20, RSSBytes: 20, FDs: 7, CtxSwitches: 30},
@@ -84,7 +83,7 @@ func TestSummarize(t *testing.T) {
 // that held are not.
 func TestCrossedThresholds(t *testing.T) {
 	r := &Run{Services: []*ServiceRun{{Implementation: "go-stdlib+logging", Workload: "bank", Trial: 2, Levels: []*LevelRun{
-		{Level: 50, Thresholds: []Threshold{
+		{Level: 50, Thresholds: []ThresholdVerdict{
 			{Expr: "p99>200ms", Measured: 312.5, Crossed: true},                  // crossed: listed with its value
 			{Expr: "errors>1%", Measured: 0.2},                                   // held: not listed
 			{Expr: "GET /x:p99>1s", Crossed: true, Error: "no label \"GET /x\""}, // unmeasurable: listed with why

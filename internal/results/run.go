@@ -1,18 +1,18 @@
 // Package results is the model of a results folder: the record of a run
 // (run.json), its cells, and each level's files, written once by the lab
 // with the resource columns joined at write time, and read by report,
-// compare, merge and the lab itself.
+// compare, merge and the lab itself. It owns every record it stores (the
+// limits applied, the machine's noise floor, the resource samples), so
+// reading a results folder links neither the process sampler nor cgroupfs.
 package results
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/showdownlab/showdown/internal/noise"
 	"math"
 	"strconv"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/load"
 )
@@ -22,8 +22,8 @@ const (
 	// RunFile is the index of a results folder: everything about the run,
 	// and one record per implementation x workload x trial with its levels.
 	RunFile = "run.json"
-	// SummaryFile is the Markdown summary, written by package report.
-	SummaryFile = "summary.md"
+	// MarkdownSummaryFile is the Markdown summary, written by package report.
+	MarkdownSummaryFile = "summary.md"
 )
 
 // Status says how a service run or a level ended.
@@ -53,7 +53,34 @@ type Machine struct {
 	GitDirty    bool              `json:"git_dirty,omitempty"`
 	// Noise is the machine's own per-second variation, measured before
 	// the first service started (package noise); nil when not measured.
-	Noise *noise.Floor `json:"noise,omitempty"`
+	Noise *NoiseFloor `json:"noise,omitempty"`
+}
+
+// NoiseFloor is the machine's own per-second variation, as package noise
+// measures it (a noise.Floor converts to it).
+type NoiseFloor struct {
+	// Seconds measured (the first is dropped from the figures).
+	Seconds int `json:"seconds"`
+	// CPUs measured at the same time, one probe each.
+	CPUs []int `json:"cpus"`
+	// Rates are each CPU's probe iterations per second.
+	Rates [][]float64 `json:"rates"`
+	// CV is each CPU's coefficient of variation of its rates.
+	CV []float64 `json:"cv"`
+	// Max is the largest CV: the floor.
+	Max float64 `json:"max_cv"`
+}
+
+// AppliedLimits is what a service's limits actually were, as package
+// cgroup applied them (a cgroup.Applied converts to it).
+type AppliedLimits struct {
+	// Mechanism names how: "cgroup v1", "cgroup v2", "taskset", "none",
+	// or a combination such as "taskset + cgroup v1".
+	Mechanism   string   `json:"mechanism"`
+	CPUs        string   `json:"cpus,omitempty"`
+	CPUQuota    float64  `json:"cpu_quota,omitempty"`
+	MemoryBytes int64    `json:"memory_bytes,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // Run is the record of a whole plan run, written to run.json.
@@ -67,9 +94,9 @@ type Run struct {
 	// Placement is the CPU placement actually applied.
 	Placement plan.Placement `json:"placement"`
 	// Limits is what the service limits actually were.
-	Limits cgroup.Applied `json:"limits"`
-	Start  time.Time      `json:"start"`
-	End    time.Time      `json:"end"`
+	Limits AppliedLimits `json:"limits"`
+	Start  time.Time     `json:"start"`
+	End    time.Time     `json:"end"`
 	// Interrupted reports a run stopped by a signal; what was measured
 	// until then is kept.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -157,7 +184,7 @@ type ServiceRun struct {
 	// the workload's load.
 	Contract *Contract `json:"contract,omitempty"`
 	// Warmup is how this workload's warm-up went on this start.
-	Warmup *Warmup     `json:"warmup,omitempty"`
+	Warmup *WarmupRun  `json:"warmup,omitempty"`
 	Levels []*LevelRun `json:"levels"`
 }
 
@@ -224,9 +251,9 @@ type CheckFailure struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Warmup is the record of one warm-up: how long it took to reach steady
+// WarmupRun is the record of one warm-up: how long it took to reach steady
 // state, the requests it took, and its per-second curve.
-type Warmup struct {
+type WarmupRun struct {
 	// Auto reports a warm-up ended by the steady-state rule (or its cap);
 	// otherwise it lasted a fixed time.
 	Auto bool `json:"auto"`
@@ -285,12 +312,12 @@ type LevelRun struct {
 	// Violations are invariant failures found in the database afterwards.
 	Violations []Violation `json:"violations,omitempty"`
 	// Thresholds are the plan's fail_if verdicts on this level.
-	Thresholds []Threshold `json:"thresholds,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
+	Warnings   []string           `json:"warnings,omitempty"`
 }
 
-// Threshold is one plan fail_if threshold checked on one level.
-type Threshold struct {
+// ThresholdVerdict is the verdict of one plan fail_if threshold on one level.
+type ThresholdVerdict struct {
 	// Expr is the threshold as the plan wrote it, e.g. "p99>200ms".
 	Expr string `json:"expr"`
 	// Measured is the metric's value (ms for latency metrics).

@@ -9,13 +9,13 @@ import (
 	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
-// WarmupFile holds a Warmup on its own: what a warm-up run apart from
+// WarmupFile holds a WarmupRun on its own: what a warm-up run apart from
 // its levels (a Kubernetes warm-up pod) leaves for the runner to copy.
 const WarmupFile = "warmup.json"
 
 // WriteWarmup stores w as warmup.json in dir (created if needed),
 // atomically.
-func WriteWarmup(dir string, w *Warmup) error {
+func WriteWarmup(dir string, w *WarmupRun) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -27,13 +27,13 @@ func WriteWarmup(dir string, w *Warmup) error {
 }
 
 // ReadWarmup reads warmup.json from dir.
-func ReadWarmup(dir string) (*Warmup, error) {
+func ReadWarmup(dir string) (*WarmupRun, error) {
 	path := filepath.Join(dir, WarmupFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var w Warmup
+	var w WarmupRun
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -54,6 +54,8 @@ type Manifest struct {
 	// ImageSteps are argv lists run in Dir after the build and before the
 	// image build, making what the recipe copies beyond the build's output.
 	ImageSteps [][]string
+	// Pools says how the service's processes share its database pools.
+	Pools Pools
 	// Dir is the absolute path of the service folder.
 	Dir string
 	// File is the absolute path of the manifest.
@@ -200,7 +202,7 @@ var (
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// commonEnv is set by the harness; a knob may not redefine it.
 	commonEnv = []string{"PORT", "HOST", "DATABASE_URL", "MYSQL_URL", "DB_POOL_SIZE", "LOG_REQUESTS"}
-	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs", "image", "image_build"}
+	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs", "image", "image_build", "pools"}
 )
 
 // Load reads and validates one manifest file. It returns the manifest (nil
@@ -244,7 +246,7 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 		add(root, "", "the manifest must be a mapping of fields (name, language, run, ...)")
 		return nil, ps
 	}
-	m := &Manifest{Dir: dir, File: filepath.Join(dir, filepath.Base(file)), Knobs: map[string]Knob{}}
+	m := &Manifest{Dir: dir, File: filepath.Join(dir, filepath.Base(file)), Knobs: map[string]Knob{}, Pools: Pools{Per: PoolPerService}}
 	got := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -431,6 +433,9 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 				m.Knobs[k.Value] = kn
 			}
 		}
+	}
+	if v, ok := got["pools"]; ok && v.Tag != "!!null" {
+		m.Pools = parsePools(v, m.Knobs, add)
 	}
 	if len(ps) > 0 {
 		return m, ps

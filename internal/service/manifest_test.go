@@ -57,6 +57,7 @@ func TestLoadValid(t *testing.T) {
 		Image:      "Containerfile",
 		ImageSteps: [][]string{{"env", "CGO_ENABLED=0", "go", "build", "-o", "bin/image/server", "."}},
 		Knobs:      map[string]Knob{"GOMAXPROCS": {Help: "scheduler threads"}, "GOGC": {Default: "100", Help: "GC target"}},
+		Pools:      Pools{Per: PoolPerService},
 		Dir:        filepath.Dir(f),
 		File:       f,
 	}
@@ -102,6 +103,12 @@ func TestLoadProblems(t *testing.T) {
 		{"name mismatch", "name: go-y\nlanguage: go\nworkloads: [string]\nrun: [x]\n", []string{`:1: name: "go-y" must equal the folder name "go-x"`}},
 		// Build steps without sources could never be cached correctly.
 		{"build without sources", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nbuild: [[make]]\n", []string{`sources: missing`}},
+		// Pools: an unknown mode, a knob the manifest lacks, and per
+		// process without the knob that counts the processes.
+		{"pools", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\npools: {per: thread, processes: WORKERS}\n",
+			[]string{`:5: pools.per: "thread": want service`, `:5: pools.processes: "WORKERS" is not one of the manifest's knobs`}},
+		{"pools per process", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\npools: {per: process}\n",
+			[]string{`:5: pools.processes: missing`}},
 		// A source glob escaping the folder.
 		{"source outside", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nsources: [../secret]\n", []string{`:5: sources[0]: "../secret" is not a glob inside`}},
 		// An image recipe escaping the folder.

@@ -1,6 +1,8 @@
 // Package stats holds the few statistics showdown decides with: the mean,
 // coefficient of variation and 95% confidence interval of a cell's trials,
-// and the steady-state rule that ends an automatic warm-up.
+// the interval of a ratio between two implementations (ratio.go), Welch's
+// t-test that compare applies to two runs (welch.go), and the steady-state
+// rule that ends an automatic warm-up.
 package stats
 
 import "math"
@@ -56,8 +58,8 @@ func Slope(xs []float64) float64 {
 	return num / den
 }
 
-// Interval is a confidence interval around a mean.
-type Interval struct {
+// ConfidenceInterval is a confidence interval around a mean.
+type ConfidenceInterval struct {
 	Mean, Low, High float64
 	// N is how many values it comes from.
 	N int
@@ -65,7 +67,7 @@ type Interval struct {
 
 // HalfWidth is half the interval's width relative to its mean (0.03 is
 // ±3%); NaN without an interval.
-func (iv Interval) HalfWidth() float64 {
+func (iv ConfidenceInterval) HalfWidth() float64 {
 	if iv.N < 2 || iv.Mean == 0 {
 		return math.NaN()
 	}
@@ -74,7 +76,7 @@ func (iv Interval) HalfWidth() float64 {
 
 // Overlaps reports whether two intervals share any value; an interval of
 // one value (no spread known) overlaps everything.
-func (iv Interval) Overlaps(o Interval) bool {
+func (iv ConfidenceInterval) Overlaps(o ConfidenceInterval) bool {
 	if iv.N < 2 || o.N < 2 {
 		return true
 	}
@@ -84,8 +86,8 @@ func (iv Interval) Overlaps(o Interval) bool {
 // CI95 is the 95% confidence interval of the mean of xs by Student's t
 // (the values are independent trials: fresh process starts). Under two
 // values Low and High equal the mean.
-func CI95(xs []float64) Interval {
-	iv := Interval{Mean: Mean(xs), N: len(xs)}
+func CI95(xs []float64) ConfidenceInterval {
+	iv := ConfidenceInterval{Mean: Mean(xs), N: len(xs)}
 	iv.Low, iv.High = iv.Mean, iv.Mean
 	if len(xs) < 2 {
 		return iv

@@ -38,8 +38,8 @@ func Budget(w plan.Warmup, first bool) time.Duration {
 // Watch applies the steady-state rule to a warm-up's per-second series
 // as it comes, recording the curve in Record.
 type Watch struct {
-	// Record is the warm-up as results.Warmup records it.
-	Record *results.Warmup
+	// Record is the warm-up as results.WarmupRun records it.
+	Record *results.WarmupRun
 	rule   stats.Steady
 	open   bool
 	done   bool
@@ -86,7 +86,7 @@ func (w *Watch) Floor(cv float64) {
 // The open model's throughput is its send rate, so there the rule watches
 // the median latency; the closed model's is the throughput.
 func NewWatch(wp plan.Warmup, open bool) *Watch {
-	w := &Watch{Record: &results.Warmup{Auto: wp.Auto, Steady: !wp.Auto, Metric: "throughput"}, rule: stats.DefaultSteady, open: open}
+	w := &Watch{Record: &results.WarmupRun{Auto: wp.Auto, Steady: !wp.Auto, Metric: "throughput"}, rule: stats.DefaultSteady, open: open}
 	if w.open {
 		w.Record.Metric = "p50_ms"
 	}
@@ -144,7 +144,7 @@ type Attack func(ctx context.Context, on func(load.Progress)) (*load.Result, err
 // report first (the lab's progress lines). It returns Record, finished
 // with the requests and length of what ran; a load the rule stopped is
 // no error.
-func (w *Watch) Drive(ctx context.Context, attack Attack, progress func(load.Progress)) (*results.Warmup, error) {
+func (w *Watch) Drive(ctx context.Context, attack Attack, progress func(load.Progress)) (*results.WarmupRun, error) {
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var mu sync.Mutex

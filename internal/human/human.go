@@ -1,13 +1,13 @@
-package report
+// Package human prints measurements for people: rates and counts, latencies
+// in milliseconds and byte sizes, each with the precision worth reading. The
+// lab's progress lines and the report print numbers through it, so a figure
+// reads the same on the terminal and in report.html.
+package human
 
 import "fmt"
 
-// SpreadWarning is the spread of throughput between trials, relative to
-// their median, above which a result is called noisy.
-const SpreadWarning = 0.10
-
-// FormatCount prints a rate or count with sensible precision.
-func FormatCount(v float64) string {
+// Count prints a rate or count with sensible precision.
+func Count(v float64) string {
 	switch {
 	case v >= 100:
 		return fmt.Sprintf("%.0f", v)
@@ -17,8 +17,8 @@ func FormatCount(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// FormatMs prints milliseconds with sensible precision.
-func FormatMs(ms float64) string {
+// Ms prints milliseconds with sensible precision (seconds from 1000 ms).
+func Ms(ms float64) string {
 	switch {
 	case ms >= 1000:
 		return fmt.Sprintf("%.2fs", ms/1000)
@@ -30,8 +30,8 @@ func FormatMs(ms float64) string {
 	return fmt.Sprintf("%.2fms", ms)
 }
 
-// FormatBytes prints a byte count in binary units ("—" for none).
-func FormatBytes(b float64) string {
+// Bytes prints a byte count in binary units ("—" for none).
+func Bytes(b float64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.2f GiB", b/(1<<30))

@@ -1,0 +1,57 @@
+package lab
+
+import (
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
+)
+
+// CheckConnections checks, before anything starts, that the services a
+// plan keeps alive at once and the harness fit the databases'
+// max_connections (a *stack.BudgetError when they do not). A plan runs
+// one implementation at a time, so each is checked alone; ms are the
+// manifests found.
+func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
+	var ws []string
+	for _, w := range p.Workloads {
+		ws = append(ws, w.Name)
+	}
+	if len(stack.Engines(ws)) == 0 {
+		return nil // no database is started
+	}
+	pools, err := planPools(p, ms)
+	if err != nil {
+		return err
+	}
+	for _, pool := range pools {
+		if err := stack.CheckConnections([]stack.Pool{pool}, p.Database.MaxConnections); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planPools returns the pool of each implementation of p, with the plan's
+// environment and its own, on the plan's service CPUs.
+func planPools(p *plan.Plan, ms []*service.Manifest) ([]stack.Pool, error) {
+	cpus := len(cpuSet(p.Placement.ServiceCPUs))
+	var pools []stack.Pool
+	for _, im := range p.Implementations {
+		m, err := service.Lookup(ms, im.Service)
+		if err != nil {
+			return nil, err
+		}
+		env := map[string]string{}
+		for _, src := range []map[string]string{p.Env, im.Env} {
+			for k, v := range src {
+				env[k] = v
+			}
+		}
+		pool, err := stack.PoolOf(im.ID(), m, env, cpus)
+		if err != nil {
+			return nil, err
+		}
+		pools = append(pools, pool)
+	}
+	return pools, nil
+}
