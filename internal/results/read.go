@@ -64,7 +64,3 @@ func ReadLevel(dir string) *Level {
 	l.Latency = h
 	return l
 }
-
-// Series is a level's timeseries.csv by column name (package load reads
-// and writes it).
-type Series = load.Series
