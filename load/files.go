@@ -171,39 +171,92 @@ func ReadSummary(dir string) (*Summary, error) {
 	return &s, nil
 }
 
-// ReadTimeseries reads timeseries.csv from a result directory into
-// Intervals without histograms.
-func ReadTimeseries(dir string) ([]Interval, error) {
+// Series is timeseries.csv as a table of numbers by column name: one row
+// per second, NaN where a cell is empty. Columns other tools join after
+// the engine's (the lab's resources) are kept.
+type Series struct {
+	Columns []string
+	Rows    [][]float64
+}
+
+// Col returns the values of a column, or nil if the series has none.
+func (s *Series) Col(name string) []float64 {
+	if s == nil {
+		return nil
+	}
+	for j, c := range s.Columns {
+		if c == name {
+			out := make([]float64, len(s.Rows))
+			for i, r := range s.Rows {
+				out[i] = r[j]
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// ReadSeries reads timeseries.csv from a result directory by column name.
+// It is the one parser of the file: ReadTimeseries builds on it.
+func ReadSeries(dir string) (*Series, error) {
 	path := filepath.Join(dir, TimeseriesFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	rows, err := cr.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] != TimeseriesHeader[0] {
+		return nil, fmt.Errorf("%s: no header starting with %q", path, TimeseriesHeader[0])
+	}
+	s := &Series{Columns: rows[0]}
+	for i, row := range rows[1:] {
+		vs := make([]float64, len(s.Columns))
+		for j := range vs {
+			vs[j] = math.NaN()
+			if j < len(row) && row[j] != "" {
+				if vs[j], err = strconv.ParseFloat(row[j], 64); err != nil {
+					return nil, fmt.Errorf("%s:%d: %s: %w", path, i+2, s.Columns[j], err)
+				}
+			}
+		}
+		s.Rows = append(s.Rows, vs)
+	}
+	return s, nil
+}
+
+// ReadTimeseries reads timeseries.csv from a result directory into
+// Intervals without histograms.
+func ReadTimeseries(dir string) ([]Interval, error) {
+	s, err := ReadSeries(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, TimeseriesFile)
 	// Other tools may append columns (the lab adds the service's
 	// resources); the engine's own come first.
-	if len(rows) == 0 || len(rows[0]) < len(TimeseriesHeader) ||
-		strings.Join(rows[0][:len(TimeseriesHeader)], ",") != strings.Join(TimeseriesHeader, ",") {
+	if len(s.Columns) < len(TimeseriesHeader) ||
+		strings.Join(s.Columns[:len(TimeseriesHeader)], ",") != strings.Join(TimeseriesHeader, ",") {
 		return nil, fmt.Errorf("%s: header does not start with %s", path, strings.Join(TimeseriesHeader, ","))
 	}
 	// The lateness columns are found by name: results written before they
 	// existed lack them.
 	late := -1
-	for j, name := range rows[0] {
-		if name == LatenessColumns[0] && j+1 < len(rows[0]) && rows[0][j+1] == LatenessColumns[1] {
+	for j, name := range s.Columns {
+		if name == LatenessColumns[0] && j+1 < len(s.Columns) && s.Columns[j+1] == LatenessColumns[1] {
 			late = j
 		}
 	}
-	var ivs []Interval
-	for i, row := range rows[1:] {
-		var v [9]float64
-		for j := range v {
-			if v[j], err = strconv.ParseFloat(row[j], 64); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %w", path, i+2, TimeseriesHeader[j], err)
+	ivs := make([]Interval, 0, len(s.Rows))
+	for i, v := range s.Rows {
+		for j, name := range TimeseriesHeader {
+			if math.IsNaN(v[j]) {
+				return nil, fmt.Errorf("%s:%d: %s: empty", path, i+2, name)
 			}
 		}
 		iv := Interval{Second: int(v[0]), Requests: int64(v[1]), Errors: int64(v[2]),
@@ -211,16 +264,47 @@ func ReadTimeseries(dir string) ([]Interval, error) {
 		if v[3] > 0 {
 			iv.Seconds = v[1] / v[3]
 		}
-		if late >= 0 && late+1 < len(row) {
+		if late >= 0 {
 			for k, dst := range []*float64{&iv.LatenessP50, &iv.LatenessP99} {
-				if *dst, err = strconv.ParseFloat(row[late+k], 64); err != nil {
-					return nil, fmt.Errorf("%s:%d: %s: %w", path, i+2, LatenessColumns[k], err)
+				if !math.IsNaN(v[late+k]) {
+					*dst = v[late+k]
 				}
 			}
 		}
 		ivs = append(ivs, iv)
 	}
 	return ivs, nil
+}
+
+// ReadHistogram merges the intervals of one tag of an .hlog file of a
+// result directory (LatencyLogFile, ServiceLogFile, LatenessLogFile) into
+// one histogram, in the range of the file's first interval.
+func ReadHistogram(dir, file, tag string) (*hdrhistogram.Histogram, error) {
+	path := filepath.Join(dir, file)
+	ivs, _, err := readHlog(path)
+	if err != nil {
+		return nil, err
+	}
+	var total *hdrhistogram.Histogram
+	for i, iv := range ivs {
+		p, ok := iv[tag]
+		if !ok {
+			continue
+		}
+		h, err := DecodeHistogram(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: interval %d, tag %s: %w", path, i+1, tag, err)
+		}
+		if total == nil {
+			total = h
+		} else {
+			total.Merge(h)
+		}
+	}
+	if total == nil {
+		return nil, fmt.Errorf("%s: no %q intervals", path, tag)
+	}
+	return total, nil
 }
 
 // readHlog reads our own .hlog: per interval (in order), tag -> payload,
@@ -251,7 +335,7 @@ func readHlog(path string) ([]map[string]string, []float64, error) {
 			lens = append(lens, l)
 			last = parts[1]
 		}
-		out[len(out)-1][parts[0]] = parts[4]
+		out[len(out)-1][parts[0]] = strings.TrimSpace(parts[4])
 	}
 	return out, lens, sc.Err()
 }

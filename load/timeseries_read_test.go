@@ -22,6 +22,8 @@ func TestReadTimeseriesColumns(t *testing.T) {
 		{"extra columns after", head + ",service_cpu_percent,db_rss_kb\n0,10,1,10,1,2,3,4,5,99.5,\n", true},
 		// The engine's columns must come first, in order.
 		{"reordered", "requests,second" + strings.TrimPrefix(head, "second,requests") + "\n0,10,1,10,1,2,3,4,5\n", false},
+		// An engine cell may not be empty (a resource cell may).
+		{"empty engine cell", head + ",service_cpu_percent\n0,10,1,,1,2,3,4,5,\n", false},
 		// A file too short to hold them.
 		{"missing columns", "second,requests\n0,10\n", false},
 	}

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -108,160 +106,6 @@ func runAttack(st *state, args []string) error {
 	return attack(st, plan)
 }
 
-// attackPlan is a validated attack, ready to run.
-type attackPlan struct {
-	sc         load.Scenario
-	setup      *scenario.Scenario // has setup steps to run first, or nil
-	model      load.Model
-	opts       []load.Option
-	thresholds []load.Threshold
-	out        string
-	latency    bool
-	target     string // what is attacked, for messages
-	record     map[string]string
-}
-
-// plan checks every flag at once and builds the attack.
-func (f *attackFlags) plan(args []string) (*attackPlan, error) {
-	var errs []error
-	p := &attackPlan{out: f.out, latency: f.latency}
-	hint := "run 'showdown help attack' for the flags"
-	switch {
-	case f.scenario != "" && len(args) > 0:
-		errs = append(errs, errors.New("give either a URL or --scenario, not both"))
-	case f.scenario != "":
-		vars := map[string]string{}
-		for _, v := range f.vars {
-			name, value, ok := strings.Cut(v, "=")
-			if !ok || name == "" {
-				errs = append(errs, fmt.Errorf("--var %q: want name=value", v))
-				continue
-			}
-			vars[name] = value
-		}
-		sc, err := scenario.Load(f.scenario, scenario.Options{BaseURL: f.baseURL, Vars: vars, Seed: f.seed})
-		if err != nil {
-			// The scenario's errors are one per line, file:line:col: field: message.
-			return nil, usageError{err: err, hint: "fix the scenario file; see docs/scenarios.md"}
-		}
-		p.sc, p.target = load.StatusChecked(sc), f.scenario
-		if sc.HasSetup() {
-			p.setup = sc
-		}
-	case len(args) == 1:
-		t := &load.Target{Method: strings.ToUpper(f.method), URL: args[0], Body: []byte(f.body)}
-		if f.bodyFile != "" {
-			if f.body != "" {
-				errs = append(errs, errors.New("--body and --body-file: give one of them"))
-			}
-			b, err := os.ReadFile(f.bodyFile)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("--body-file: %w", err))
-			}
-			t.Body = b
-		}
-		for _, h := range f.headers {
-			name, value, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(name) == "" {
-				errs = append(errs, fmt.Errorf("--header %q: want 'Name: value'", h))
-				continue
-			}
-			t.Header = append(t.Header, load.HeaderField{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
-		}
-		if err := t.Validate(); err != nil {
-			errs = append(errs, err)
-		}
-		p.sc, p.target = t, args[0]
-	case len(args) > 1:
-		errs = append(errs, fmt.Errorf("one URL expected, got %d arguments", len(args)))
-	default:
-		errs = append(errs, errors.New("nothing to attack: give a URL or --scenario FILE"))
-	}
-	if f.scenario == "" && (f.baseURL != "" || len(f.vars) > 0) {
-		errs = append(errs, errors.New("--base-url and --var only apply to --scenario"))
-	}
-
-	switch {
-	case f.rate != "" && f.users > 0:
-		errs = append(errs, errors.New("--rate (open model) and --users (closed model) exclude each other"))
-	case f.rate != "":
-		rate, err := load.ParseRate(f.rate)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--rate: %w", err))
-		}
-		if f.rampUp != 0 || f.iterations != 0 || f.thinkTime != 0 {
-			errs = append(errs, errors.New("--ramp-up, --iterations and --think-time belong to the closed model (--users)"))
-		}
-		m := load.OpenModel{Rate: rate, Duration: f.duration}
-		if f.duration <= 0 {
-			errs = append(errs, errors.New("--duration: the open model needs one, e.g. --duration 30s"))
-		} else if err == nil {
-			errs = append(errs, m.Validate()...)
-		}
-		p.model = m
-	case f.users > 0:
-		m := load.ClosedModel{Users: f.users, RampUp: f.rampUp, Duration: f.duration, Iterations: f.iterations, ThinkTime: f.thinkTime}
-		for _, e := range m.Validate() {
-			errs = append(errs, fmt.Errorf("--%w", e))
-		}
-		p.model = m
-	default:
-		errs = append(errs, errors.New("choose a model: --rate N (open) or --users N (closed)"))
-	}
-	if f.users < 0 {
-		errs = append(errs, errors.New("--users: must be > 0"))
-	}
-	if f.maxInflight <= 0 {
-		errs = append(errs, errors.New("--max-inflight: must be > 0"))
-	}
-	if f.timeout <= 0 {
-		errs = append(errs, errors.New("--timeout: must be > 0"))
-	}
-	w, err := load.ParseWarmup(f.warmup)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--%w", err))
-	}
-	p.opts = append(p.opts, load.Timeout(f.timeout), load.MaxInflight(f.maxInflight), load.WithWarmup(w))
-	lim := load.Limits{MaxBody: int64(f.maxBody), MaxHeaderBytes: int(f.maxHeaderSize), MaxHeaders: f.maxHeaders}
-	if f.maxBody <= 0 || f.maxHeaderSize <= 0 || f.maxHeaders <= 0 {
-		errs = append(errs, errors.New("--max-body, --max-header-bytes and --max-headers: must be > 0"))
-	} else {
-		for _, e := range lim.Validate() {
-			errs = append(errs, fmt.Errorf("--%w", e))
-		}
-	}
-	p.opts = append(p.opts, load.WithLimits(lim))
-	if f.out != "" && !f.force {
-		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
-			errs = append(errs, fmt.Errorf("--out %s: the folder is not empty (%d entries); choose another, or add --force to write into it", f.out, len(entries)))
-		}
-	}
-	if f.shard != "" {
-		s, err := load.ParseShard(f.shard)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--%w", err))
-		}
-		p.opts = append(p.opts, load.WithShard(s))
-	}
-	badThreshold := false
-	for _, e := range f.failIf {
-		t, err := load.ParseThreshold(e)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--fail-if: %w", err))
-			badThreshold = true
-			continue
-		}
-		p.thresholds = append(p.thresholds, t)
-	}
-	if len(errs) > 0 {
-		if badThreshold {
-			hint = "--fail-if takes " + load.ThresholdSyntax
-		}
-		return nil, usageError{err: errors.Join(errs...), hint: hint}
-	}
-	return p, nil
-}
-
 // attack runs a plan, prints the report and writes the files.
 func attack(st *state, p *attackPlan) error {
 	if p.setup != nil {
@@ -354,41 +198,4 @@ func showProgress(w io.Writer, p load.Progress) {
 // resultDir is where a run's files go by default: results/<UTC time>-name.
 func resultDir(name string) string {
 	return filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
-}
-
-// parseInterspersed parses flags that may come before or after the
-// positional arguments ("attack URL --rate 10"), which package flag alone
-// does not allow. It returns the positional arguments.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for n := len(args); n >= 0; n-- { // each pass consumes at least one argument
-		if err := parseFlags(fs, args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	return pos, nil
-}
-
-// sizeFlag is a flag holding a size in bytes ("64KiB", "8MiB").
-type sizeFlag int64
-
-func (s *sizeFlag) String() string { return load.FormatSize(int64(*s)) }
-
-func (s *sizeFlag) Set(v string) error {
-	n, err := load.ParseSize(v)
-	if err != nil {
-		return err
-	}
-	*s = sizeFlag(n)
-	return nil
 }

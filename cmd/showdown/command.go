@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/showdownlab/showdown/load"
 )
 
 // command is one subcommand. Each lives in its own file and registers
@@ -114,3 +116,40 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments ("attack URL --rate 10"), which package flag alone
+// does not allow. It returns the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for n := len(args); n >= 0; n-- { // each pass consumes at least one argument
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return pos, nil
+}
+
+// sizeFlag is a flag holding a size in bytes ("64KiB", "8MiB").
+type sizeFlag int64
+
+func (s *sizeFlag) String() string { return load.FormatSize(int64(*s)) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := load.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/showdownlab/showdown/internal/k8s"
 )
 
 // Exit codes. Scripts may rely on them; keep them stable.
@@ -20,6 +22,9 @@ const (
 	exitThresholds = 3
 	// exitCheckFailed: a conformance check (verify) or an invariant failed.
 	exitCheckFailed = 4
+	// exitNotFinished: what was asked for is not there yet (k8s pack
+	// --done on a shard still running); ask again later.
+	exitNotFinished = k8s.ExitNotFinished
 	// exitInterrupted: stopped by SIGINT or SIGTERM; partial results were
 	// written.
 	exitInterrupted = 130

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/faults"
@@ -42,7 +41,11 @@ func verifyFaults(st *state, o verifyOptions, targets []*service.Manifest, wls m
 		if !built[m.Name] {
 			continue
 		}
-		ft, err := faultOne(ctx, st, o, m, dbs, out)
+		tail := 20
+		if o.verbose {
+			tail = 0 // the service's output went to stderr already
+		}
+		ft, err := faults.RunStack(ctx, m, "", dbs, stack.ServiceOptions{Log: out, HealthTimeout: o.healthTimeout}, o.fault, tail)
 		if ctx.Err() != nil {
 			return nil // the caller's deferred check turns this into exitInterrupted
 		}
@@ -74,39 +77,4 @@ func verifyFaults(st *state, o verifyOptions, targets []*service.Manifest, wls m
 		return exitError{code: exitCheckFailed, err: fmt.Errorf("lost, phantom or unrecovered transfers: %s", strings.Join(failed, ", "))}
 	}
 	return nil
-}
-
-// faultOne prepares the bank, starts m and runs the faults against it.
-func faultOne(ctx context.Context, st *state, o verifyOptions, m *service.Manifest, dbs *stack.Databases, out io.Writer) (*results.FaultTest, error) {
-	if err := dbs.Up(ctx); err != nil {
-		return nil, err
-	}
-	if _, err := dbs.Prepare(ctx, []string{"bank"}, db.PrepareOptions{}); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(st.stderr, "starting %s\n", m.Name)
-	svc, err := faults.StartStackService(ctx, m, dbs, stack.ServiceOptions{Log: out, HealthTimeout: o.healthTimeout})
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if _, err := svc.Stop(); err != nil {
-			fmt.Fprintf(st.stderr, "showdown: %v\n", err)
-		}
-	}()
-	fmt.Fprintf(st.stderr, "%s healthy at %s after %s\n", m.Name, svc.URL(), svc.Startup().Round(time.Millisecond))
-	t, err := faults.StackTarget(svc, dbs, true)
-	if err != nil {
-		return nil, err
-	}
-	ft, err := faults.Run(ctx, t, o.fault)
-	if err != nil {
-		return nil, fmt.Errorf("fault test of %s: %w", m.Name, err)
-	}
-	if ft.Verdict != "pass" && !o.verbose {
-		if tail := svc.LogTail(20); tail != "" {
-			fmt.Fprintf(st.stderr, "last lines of %s's output:\n%s\n", m.Name, indentBlock(tail, "  | "))
-		}
-	}
-	return ft, nil
 }

@@ -130,7 +130,7 @@ func TestK8sWarmup(t *testing.T) {
 	if code := run(st, []string{"k8s", "warmup", "--max", "15s", "--auto", "--out", dir, "--hold", "0", "--", "--rate", "100", srv.URL}); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errb)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, k8s.WarmupFile))
+	b, err := os.ReadFile(filepath.Join(dir, "warmup.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +152,14 @@ func TestK8sWarmup(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, k8s.DoneFile)); err != nil {
 		t.Errorf("no %s: %v", k8s.DoneFile, err)
+	}
+}
+
+// TestK8sPackNotFinished: a shard still running answers with its own exit
+// code, which the controller takes for "ask again", not for a failed check.
+func TestK8sPackNotFinished(t *testing.T) {
+	st, _, errb := svcTestState(context.Background(), nil)
+	if code := run(st, []string{"k8s", "pack", "--done", t.TempDir()}); code != exitNotFinished || code == exitCheckFailed {
+		t.Errorf("exit %d, want %d (not finished)\n%s", code, exitNotFinished, errb)
 	}
 }

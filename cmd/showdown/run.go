@@ -41,23 +41,8 @@ func runRun(st *state, args []string) error {
 	if fs.NArg() == 1 {
 		planPath = fs.Arg(0)
 	}
-	ms, err := service.Discover(root)
+	p, ms, err := loadPlan(st, root, planPath)
 	if err != nil {
-		return err
-	}
-	catalog := plan.Catalog{}
-	for _, m := range ms {
-		catalog[m.Name] = m.Workloads
-	}
-	p, err := plan.LoadPlan(planPath, catalog)
-	if err != nil {
-		var list plan.ErrorList
-		if errors.As(err, &list) {
-			for _, e := range list {
-				fmt.Fprintln(st.stderr, e.Error())
-			}
-			return usageError{err: fmt.Errorf("%s: %d problem(s); nothing was run", planPath, len(list)), hint: "plans/README.md describes every field"}
-		}
 		return err
 	}
 	if err := connectionBudget(lab.CheckConnections(p, ms)); err != nil {
@@ -113,6 +98,20 @@ func executePlan(st *state, root string, p *plan.Plan, resultsDir, command strin
 		return exitError{code: exitThresholds, err: fmt.Errorf("%d fail_if threshold(s) crossed; see %s", len(crossed), filepath.Join(dir, results.MarkdownSummaryFile))}
 	}
 	return nil
+}
+
+// loadPlan reads and validates a plan against the services under root,
+// printing every problem; a plan with mistakes is a usage error.
+func loadPlan(st *state, root, path string) (*plan.Plan, []*service.Manifest, error) {
+	p, ms, err := stack.LoadPlan(root, path)
+	var list plan.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(st.stderr, e.Error())
+		}
+		return nil, nil, usageError{err: fmt.Errorf("%s: %d problem(s); nothing was run", path, len(list)), hint: "plans/README.md describes every field"}
+	}
+	return p, ms, err
 }
 
 // problems counts failed service runs and invariant violations.

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/db"
-	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/workloads"
@@ -86,18 +85,13 @@ settings.`)
 	if err != nil {
 		return err
 	}
-	all, derr := service.Discover(root)
 	var targets []upTarget
 	prep := db.PrepareOptions{SKURows: *skuRows}
 	maxConns := 0
 	if *planFile != "" {
-		catalog := plan.Catalog{}
-		for _, m := range all {
-			catalog[m.Name] = m.Workloads
-		}
-		p, err := plan.LoadPlan(*planFile, catalog)
+		p, all, err := loadPlan(st, root, *planFile)
 		if err != nil {
-			return usageError{err: err, hint: "showdown run --check " + *planFile}
+			return err
 		}
 		if len(ws) == 0 {
 			for _, w := range p.Workloads {
@@ -118,6 +112,7 @@ settings.`)
 		prep = db.PrepareOptions{SKURows: d.SKURows, Seed: d.Seed, NoSKUIndex: d.SKUIndex != nil && !*d.SKUIndex}
 		maxConns = d.MaxConnections
 	} else {
+		all, derr := service.Discover(root)
 		m, err := service.Lookup(all, *name)
 		if err != nil {
 			if derr != nil {

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
@@ -233,11 +234,96 @@ func execFile(ctx context.Context, c conn, w, file string, stmts []string) error
 	return nil
 }
 
-// Prepare creates the workload's tables from workloads/<w>/schema.sql
-// (dropping any old ones), plus its index.sql (for sku unless NoSKUIndex),
-// and loads its seed data (sku: opts.SKURows deterministic rows,
+// PrepareStep is one step of preparing a workload's database. Prepare
+// runs the steps on a live server; WriteStep writes one as SQL (what a
+// database image runs on its first start). Both follow PrepareSteps, so
+// the two preparations cannot drift apart.
+type PrepareStep struct {
+	// Name says what the step does: "drop", "schema", "owner", "rows",
+	// "index" or "analyze".
+	Name string
+	// Source is the workload's file the statements come from
+	// ("schema.sql"); empty for statements the harness adds.
+	Source string
+	// Stmts are the step's statements, without their semicolons.
+	Stmts []string
+	// Rows is how many generated sku rows the rows step loads, from Seed
+	// (SKURowAt).
+	Rows int
+	Seed int64
+}
+
+// PrepareSteps lists, in order, what preparing workload's database with
+// opts does: drop the tables its schema.sql creates (with CASCADE on
+// PostgreSQL), create them, give them to the services' role (PostgreSQL),
+// load the generated rows (sku), create index.sql's indexes (sku unless
+// NoSKUIndex) and refresh the statistics (sku). A workload without a
+// database has no steps.
+func PrepareSteps(workload string, opts PrepareOptions) ([]PrepareStep, error) {
+	if !slices.Contains(workloads.Names, workload) {
+		return nil, fmt.Errorf("unknown workload %q (known: %s)", workload, strings.Join(workloads.Names, ", "))
+	}
+	engine := workloads.Database(workload)
+	if engine == workloads.NoDatabase {
+		return nil, nil
+	}
+	schema, err := readSQL(workload, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	drop, owner := PrepareStep{Name: "drop"}, PrepareStep{Name: "owner"}
+	for _, t := range tablesOf(schema) {
+		d := "DROP TABLE IF EXISTS " + t
+		if engine == workloads.Postgres {
+			d += " CASCADE"
+		}
+		drop.Stmts = append(drop.Stmts, d)
+		// The service's role owns its workload's tables (and with them
+		// their sequences and indexes), and nothing else.
+		owner.Stmts = append(owner.Stmts, "ALTER TABLE "+t+" OWNER TO "+dbUser)
+	}
+	steps := []PrepareStep{drop, {Name: "schema", Source: "schema.sql", Stmts: schema}}
+	if engine == workloads.Postgres {
+		steps = append(steps, owner)
+	}
+	if workload == "sku" {
+		if opts.SKURows <= 0 {
+			opts.SKURows = DefaultSKURows
+		}
+		if opts.Seed == 0 {
+			opts.Seed = DefaultSeed
+		}
+		if opts.SKURows > skuIDMask {
+			return nil, fmt.Errorf("sku: %d rows is more than the generator's %d", opts.SKURows, skuIDMask)
+		}
+		steps = append(steps, PrepareStep{Name: "rows", Rows: opts.SKURows, Seed: opts.Seed})
+	}
+	if workload != "sku" || !opts.NoSKUIndex {
+		index, err := readSQL(workload, "index.sql")
+		if err != nil {
+			return nil, err
+		}
+		if len(index) > 0 {
+			steps = append(steps, PrepareStep{Name: "index", Source: "index.sql", Stmts: index})
+		}
+	}
+	if workload == "sku" {
+		// Fresh statistics, so the optimizer uses the index at once.
+		steps = append(steps, PrepareStep{Name: "analyze", Stmts: []string{"ANALYZE TABLE purch_sku_master"}})
+	}
+	return steps, nil
+}
+
+// Prepare runs PrepareSteps on the server of the workload's database: it
+// creates the workload's tables from workloads/<w>/schema.sql (dropping
+// any old ones), plus its index.sql (for sku unless NoSKUIndex), and
+// loads its seed data (sku: opts.SKURows deterministic rows,
 // bulk-loaded). A workload without a database needs nothing.
 func Prepare(ctx context.Context, workload string, s Servers, opts PrepareOptions) (*Prepared, error) {
+	steps, err := PrepareSteps(workload, opts)
+	if err != nil {
+		return nil, err
+	}
 	c, ok, err := connect(ctx, workload, s)
 	if err != nil {
 		return nil, err
@@ -246,70 +332,77 @@ func Prepare(ctx context.Context, workload string, s Servers, opts PrepareOption
 		return &Prepared{}, nil // no database, nothing to prepare
 	}
 	defer c.close()
-	schema, err := readSQL(workload, "schema.sql")
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tablesOf(schema) {
-		drop := "DROP TABLE IF EXISTS " + t
-		if workloads.Database(workload) == "postgres" {
-			drop += " CASCADE"
-		}
-		if err := c.exec(ctx, drop); err != nil {
-			return nil, fmt.Errorf("workload %s: %s: %w", workload, drop, err)
-		}
-	}
-	if err := execFile(ctx, c, workload, "schema.sql", schema); err != nil {
-		return nil, err
-	}
-	if _, isPG := c.(pgConn); isPG {
-		// The service's role owns its workload's tables (and with them
-		// their sequences and indexes), and nothing else.
-		for _, t := range tablesOf(schema) {
-			if err := c.exec(ctx, "ALTER TABLE "+t+" OWNER TO "+dbUser); err != nil {
-				return nil, fmt.Errorf("workload %s: give table %s to %s: %w", workload, t, dbUser, err)
+	p := &Prepared{}
+	for _, st := range steps {
+		switch {
+		case st.Name == "rows":
+			mc, isMy := c.(myConn)
+			if !isMy {
+				return nil, errors.New("sku: the bulk load needs MariaDB/MySQL")
+			}
+			if err := loadSKU(ctx, mc, st.Seed, st.Rows); err != nil {
+				return nil, err
+			}
+			if opts.KnownSKUs <= 0 {
+				opts.KnownSKUs = DefaultKnownSKUs
+			}
+			p.KnownSKUs = KnownSKUIDs(st.Seed, st.Rows, opts.KnownSKUs)
+		case st.Name == "analyze":
+			// ANALYZE TABLE answers with a row, which MySQL wants read.
+			for _, q := range st.Stmts {
+				if _, _, err := c.row(ctx, q); err != nil {
+					return nil, fmt.Errorf("%s: analyze: %w", workload, err)
+				}
+			}
+		case st.Source != "":
+			if err := execFile(ctx, c, workload, st.Source, st.Stmts); err != nil {
+				return nil, err
+			}
+		default:
+			for _, q := range st.Stmts {
+				if err := c.exec(ctx, q); err != nil {
+					return nil, fmt.Errorf("workload %s: %s: %w", workload, q, err)
+				}
 			}
 		}
 	}
-	p := &Prepared{}
-	if workload == "sku" {
-		if opts.SKURows <= 0 {
-			opts.SKURows = DefaultSKURows
-		}
-		if opts.Seed == 0 {
-			opts.Seed = DefaultSeed
-		}
-		if opts.KnownSKUs <= 0 {
-			opts.KnownSKUs = DefaultKnownSKUs
-		}
-		if opts.SKURows > skuIDMask {
-			return nil, fmt.Errorf("sku: %d rows is more than the generator's %d", opts.SKURows, skuIDMask)
-		}
-		mc, isMy := c.(myConn)
-		if !isMy {
-			return nil, errors.New("sku: the bulk load needs MariaDB/MySQL")
-		}
-		if err := loadSKU(ctx, mc, opts.Seed, opts.SKURows); err != nil {
-			return nil, err
-		}
-		p.KnownSKUs = KnownSKUIDs(opts.Seed, opts.SKURows, opts.KnownSKUs)
-	}
-	if workload != "sku" || !opts.NoSKUIndex {
-		index, err := readSQL(workload, "index.sql")
-		if err != nil {
-			return nil, err
-		}
-		if err := execFile(ctx, c, workload, "index.sql", index); err != nil {
-			return nil, err
-		}
-	}
-	if workload == "sku" {
-		// Fresh statistics, so the optimizer uses the index at once.
-		if _, _, err := c.row(ctx, "ANALYZE TABLE purch_sku_master"); err != nil {
-			return nil, fmt.Errorf("sku: analyze: %w", err)
-		}
-	}
 	return p, nil
+}
+
+// WriteStep writes st as an SQL script any client of its engine runs:
+// its statements, or for the rows step the generated rows as multi-row
+// INSERTs (LOAD DATA would need local_infile on both sides).
+func WriteStep(w io.Writer, st PrepareStep) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for _, q := range st.Stmts {
+		bw.WriteString(q)
+		bw.WriteString(";\n")
+	}
+	for i := 0; i < st.Rows; i++ {
+		if i%skuInsertBatch == 0 {
+			if i > 0 {
+				bw.WriteString(";\n")
+			}
+			bw.WriteString("INSERT INTO purch_sku_master (" + skuColumns + ") VALUES\n")
+		} else {
+			bw.WriteString(",\n")
+		}
+		r := SKURowAt(st.Seed, i)
+		fmt.Fprintf(bw, "(%d,%d,%s,%d,%s,%s,%s,%s)", r.ID, r.MemID, sqlString(r.MemCode), r.SKUID, sqlString(r.SKUCode), sqlString(r.Item), sqlString(r.SKUName), sqlString(r.SKUAbbr))
+	}
+	if st.Rows > 0 {
+		bw.WriteString(";\n")
+	}
+	return bw.Flush()
+}
+
+// skuInsertBatch is the rows per INSERT WriteStep writes.
+const skuInsertBatch = 1000
+
+// sqlString quotes s as a SQL string literal for MySQL.
+func sqlString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `''`)
+	return "'" + r.Replace(s) + "'"
 }
 
 var loadSeq atomic.Int64

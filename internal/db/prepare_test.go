@@ -468,3 +468,39 @@ func TestPrepareErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareSteps checks the order both preparations follow (Prepare on
+// a live server, the Kubernetes database images through WriteStep).
+func TestPrepareSteps(t *testing.T) {
+	tests := []struct {
+		workload string
+		opts     PrepareOptions
+		want     string
+	}{
+		// PostgreSQL: the services' role owns the tables (no index.sql).
+		{"bank", PrepareOptions{}, "drop schema owner"},
+		{"users", PrepareOptions{}, "drop schema owner"},
+		// MariaDB: the rows, then the index, then fresh statistics.
+		{"sku", PrepareOptions{SKURows: 10}, "drop schema rows index analyze"},
+		// The source's full table scans: no index.
+		{"sku", PrepareOptions{SKURows: 10, NoSKUIndex: true}, "drop schema rows analyze"},
+		// No database, no steps.
+		{"string", PrepareOptions{}, ""},
+	}
+	for _, tt := range tests {
+		steps, err := PrepareSteps(tt.workload, tt.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.workload, err)
+		}
+		var names []string
+		for _, st := range steps {
+			names = append(names, st.Name)
+		}
+		if got := strings.Join(names, " "); got != tt.want {
+			t.Errorf("%s %+v: steps %q, want %q", tt.workload, tt.opts, got, tt.want)
+		}
+	}
+	if _, err := PrepareSteps("nope", PrepareOptions{}); err == nil {
+		t.Error("an unknown workload has steps")
+	}
+}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 )
@@ -117,4 +120,56 @@ func StackTarget(s *StackService, dbs *stack.Databases, durable bool) (Target, e
 		Bank:       dbs.Servers,
 		Durability: db.DurableSettings(durable),
 	}, nil
+}
+
+// RunStack is one stack's fault test, whoever asks (the lab's faults
+// section, showdown verify --faults): it brings dbs up again (an earlier
+// test may have left a database paused), prepares the bank afresh, starts
+// m with o, runs the faults fo against it under the name id (m's name when
+// empty) and stops it. After a verdict other than a pass it quotes the
+// service's last tail lines in fo.Progress (0: none).
+func RunStack(ctx context.Context, m *service.Manifest, id string, dbs *stack.Databases, o stack.ServiceOptions, fo Options, tail int) (*results.FaultTest, error) {
+	if err := dbs.Up(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := dbs.Prepare(ctx, []string{"bank"}, db.PrepareOptions{}); err != nil {
+		return nil, err
+	}
+	progress := fo.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	fmt.Fprintf(progress, "starting %s\n", m.Name)
+	svc, err := StartStackService(ctx, m, dbs, o)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if _, err := svc.Stop(); err != nil {
+			fmt.Fprintf(progress, "stopping %s: %v\n", m.Name, err)
+		}
+	}()
+	fmt.Fprintf(progress, "%s healthy at %s after %s\n", m.Name, svc.URL(), svc.Startup().Round(time.Millisecond))
+	t, err := StackTarget(svc, dbs, true)
+	if err != nil {
+		return nil, err
+	}
+	if id != "" {
+		t.Stack = id
+	}
+	ft, err := Run(ctx, t, fo)
+	if err != nil {
+		return nil, fmt.Errorf("fault test of %s: %w", t.Stack, err)
+	}
+	if ft.Verdict != "pass" && tail > 0 {
+		if lines := svc.LogTail(tail); lines != "" {
+			fmt.Fprintf(progress, "last lines of %s's output:\n%s\n", m.Name, indent(lines, "  | "))
+		}
+	}
+	return ft, nil
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }

@@ -109,7 +109,7 @@ func fromSamples(path, kind string, ss []sample) (*Result, error) {
 	for _, l := range order {
 		sum.Labels = append(sum.Labels, finish(labels[l]))
 	}
-	series := &results.Series{Columns: load.TimeseriesHeader}
+	series := &load.Series{Columns: load.TimeseriesHeader}
 	for i := 0; i < nsec; i++ {
 		var n int64
 		var p50, p90, p99, mx float64

@@ -69,6 +69,9 @@ type Controller struct {
 	// as 'showdown images build' recorded them: their sizes go into
 	// run.json and the report beside startup and RSS.
 	Images map[string]Image
+	// Command and Context go into run.json: the command that reproduces
+	// the run and the kubeconfig context it ran in.
+	Command, Context string
 }
 
 // Image is one built image: its reference and sizes.
@@ -180,13 +183,15 @@ func (c *Controller) say(format string, args ...any) {
 }
 
 // Run applies m, runs its steps in order and writes the results folder
-// dir: each level's merged result under runs/, every shard's and
-// sampler's files beside it, and run.json. Unless Keep, it deletes the
-// namespace at the end, also when ctx is cancelled (Ctrl-C).
+// dir through package results, as the local runner does: each level's
+// merged result under runs/ (with the busiest service pod's resource
+// columns), every shard's and sampler's files beside it, and run.json
+// after each level and at the end. Unless Keep, it deletes the namespace
+// at the end, also when ctx is cancelled (Ctrl-C).
 func (c *Controller) Run(ctx context.Context, p *plan.Plan, m *Manifests, dir string) (*results.Run, *Cluster, error) {
 	c.defaults()
-	rec := &results.Run{Version: 1, Plan: p, Start: c.Now().UTC(), Builds: map[string]*results.Build{}}
-	cl := &Cluster{Namespace: m.Namespace, Sizing: m.Sizing}
+	rec := &results.Run{Version: 1, Command: c.Command, Plan: p, Start: c.Now().UTC(), Builds: map[string]*results.Build{}}
+	cl := &Cluster{Context: c.Context, Namespace: m.Namespace, Sizing: m.Sizing}
 	if v, err := c.Client.Discovery().ServerVersion(); err == nil {
 		cl.Server = v.GitVersion
 	}
@@ -219,6 +224,10 @@ func (c *Controller) Run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 	}
 	if err != nil {
 		rec.Warnings = append(rec.Warnings, err.Error())
+	}
+	if werr := writeRun(dir, rec, cl); werr != nil {
+		c.say("writing %s: %v", results.RunFile, werr)
+		err = errors.Join(err, werr)
 	}
 	return rec, cl, err
 }
@@ -325,7 +334,13 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		lr.Late, lr.Dropped = res.Summary.Late, res.Summary.Dropped
 		lr.GeneratorCPUs = m.Sizing.Pods
 		lr.Warnings = res.Summary.Warnings
-		lr.Service = c.resources(filepath.Join(dir, lr.Dir, "samples"), srec.Start.Add(st.Warmup), res.Summary.DurationSeconds)
+		var busiest []results.ResourceSample
+		lr.Service, busiest = resources(c.podSamples(filepath.Join(dir, lr.Dir, "samples")), srec.Start.Add(st.Warmup), res.Summary.DurationSeconds)
+		if err := results.WriteLevel(filepath.Join(dir, lr.Dir), res, results.Samples{Service: busiest}); err != nil {
+			lr.Status, lr.Reason = "failed", err.Error()
+			sr.Status, sr.Reason = "failed", err.Error()
+			return err
+		}
 		c.placement(ctx, m.Namespace, cl)
 		if lastOf[r] == i && !c.SkipChecks && workloads.Database(st.Workload) != workloads.NoDatabase {
 			if err := c.audit(ctx, st); err != nil {
@@ -341,6 +356,9 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		}
 		if last[d] == i {
 			c.deleteDeployment(ctx, d)
+		}
+		if err := writeRun(dir, rec, cl); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -384,16 +402,14 @@ func (c *Controller) startup(ctx context.Context, ns string, labels map[string]s
 	return worst.Seconds()
 }
 
-// resources sums up the samplers' files of a level (dir/POD/samples.csv)
-// over its measured seconds: CPU and RSS of the busiest pod's process
-// tree, as a local run reports its one service.
-func (c *Controller) resources(dir string, from time.Time, seconds float64) results.Resources {
-	var out results.Resources
+// podSamples reads the samplers' files of a level (dir/POD/samples.csv),
+// by pod.
+func (c *Controller) podSamples(dir string) map[string][]monitor.Sample {
+	out := map[string][]monitor.Sample{}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return out
 	}
-	to := from.Add(time.Duration(seconds * float64(time.Second)))
 	for _, e := range ents {
 		f, err := os.Open(filepath.Join(dir, e.Name(), "samples.csv"))
 		if err != nil {
@@ -404,18 +420,41 @@ func (c *Controller) resources(dir string, from time.Time, seconds float64) resu
 		if err != nil {
 			c.say("  samples of %s: %v", e.Name(), err)
 		}
+		out[e.Name()] = ss
+	}
+	return out
+}
+
+// resources sums up the service pods' samples over a level's measured
+// seconds: CPU and RSS of the busiest pod's process tree, as a local run
+// reports its one service. It also returns the samples of the pod with
+// the highest mean CPU, which become the level's resource columns.
+func resources(pods map[string][]monitor.Sample, from time.Time, seconds float64) (results.Resources, []results.ResourceSample) {
+	var out results.Resources
+	var busiest []results.ResourceSample
+	busiestCPU := -1.0
+	to := from.Add(time.Duration(seconds * float64(time.Second)))
+	names := make([]string, 0, len(pods))
+	for name := range pods {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
 		var in []results.ResourceSample
-		for _, s := range ss {
+		for _, s := range pods[name] {
 			if !s.Time.Before(from) && !s.Time.After(to.Add(time.Second)) {
 				in = append(in, results.ResourceSample(s))
 			}
 		}
 		r := results.SummarizeResources(in)
+		if r.CPUMean > busiestCPU {
+			busiest, busiestCPU = in, r.CPUMean
+		}
 		out.CPUMean, out.CPUMax = max(out.CPUMean, r.CPUMean), max(out.CPUMax, r.CPUMax)
 		out.RSSPeakBytes, out.ThreadsMax, out.FDsMax = max(out.RSSPeakBytes, r.RSSPeakBytes), max(out.ThreadsMax, r.ThreadsMax), max(out.FDsMax, r.FDsMax)
 		out.CtxSwitchesPS = max(out.CtxSwitchesPS, r.CtxSwitchesPS)
 	}
-	return out
+	return out, busiest
 }
 
 // create creates o in the cluster.
@@ -588,7 +627,8 @@ func (c *Controller) podError(ctx context.Context, p *corev1.Pod, container, rea
 }
 
 // step runs one generator Job: it is created with a start instant Lead
-// from now, its shards are copied as each finishes, and merged into dir.
+// from now, its shards are copied as each finishes under dir, and merged
+// (the caller writes the merged level).
 func (c *Controller) step(ctx context.Context, st *Step, dir string) (*load.Result, StepRecord, error) {
 	job := st.Job.DeepCopy()
 	start := c.Now().Add(c.Lead).UTC().Truncate(time.Second)
@@ -677,9 +717,6 @@ func (c *Controller) step(ctx context.Context, st *Step, dir string) (*load.Resu
 	if err != nil {
 		return fail(err)
 	}
-	if err := merged.WriteDir(dir); err != nil {
-		return fail(err)
-	}
 	c.say("  merged %d shards: %d requests, %d errors", shards, merged.Summary.Total.Samples, merged.Summary.Total.Errors)
 	bg := metav1.DeletePropagationBackground
 	c.Client.BatchV1().Jobs(job.Namespace).Delete(ctx, job.Name, metav1.DeleteOptions{PropagationPolicy: &bg})
@@ -697,7 +734,7 @@ func (c *Controller) collect(ctx context.Context, pod *corev1.Pod, container, fo
 	var buf bytes.Buffer
 	if err := c.Exec.Exec(ctx, pod.Namespace, pod.Name, container, cmd, &buf); err != nil {
 		var ee interface{ ExitStatus() int }
-		if done && errors.As(err, &ee) && ee.ExitStatus() == 4 {
+		if done && errors.As(err, &ee) && ee.ExitStatus() == ExitNotFinished {
 			return false, nil // not finished yet
 		}
 		return false, err
@@ -749,19 +786,14 @@ func durationOf(job *batchv1.Job) time.Duration {
 	return total
 }
 
-// WriteRun writes run.json: the local runner's record (what results.ReadRun
-// and the report read) with the cluster beside it under "kubernetes".
-func WriteRun(dir string, r *results.Run, cl *Cluster) error {
-	b, err := json.MarshalIndent(struct {
-		*results.Run
-		Kubernetes *Cluster `json:"kubernetes"`
-	}{r, cl}, "", "  ")
+// writeRun writes run.json through package results: the local runner's
+// record (what results.ReadRun and the report read) with the cluster
+// beside it under "kubernetes".
+func writeRun(dir string, r *results.Run, cl *Cluster) error {
+	b, err := json.Marshal(cl)
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, results.RunFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, results.RunFile))
+	r.Kubernetes = b
+	return results.WriteRun(dir, r)
 }

@@ -211,7 +211,7 @@ func (e *execer) Exec(ctx context.Context, ns, pod, container string, cmd []stri
 			return err
 		}
 		defer os.RemoveAll(dir)
-		os.WriteFile(filepath.Join(dir, WarmupFile), []byte(`{"auto": true, "steady": true, "seconds": 12.0, "requests": 4800, "metric": "p50_ms"}`), 0o644)
+		os.WriteFile(filepath.Join(dir, results.WarmupFile), []byte(`{"auto": true, "steady": true, "seconds": 12.0, "requests": 4800, "metric": "p50_ms"}`), 0o644)
 		return Pack(w, dir)
 	case "attack":
 		n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(cmd[3]), "shard-"))
@@ -219,7 +219,7 @@ func (e *execer) Exec(ctx context.Context, ns, pod, container string, cmd []stri
 			return err
 		}
 		if !e.done(n) {
-			return exitStatus(4)
+			return exitStatus(ExitNotFinished)
 		}
 		return Pack(w, e.shards[n])
 	}
@@ -403,6 +403,11 @@ func TestControllerRun(t *testing.T) {
 			if merged.Summary.Total.Samples != hits || len(merged.Summary.Shards) != 2 {
 				t.Errorf("merged %d samples from shards %v, the server saw %d", merged.Summary.Total.Samples, merged.Summary.Shards, hits)
 			}
+			// The level is written through results: the busiest pod's
+			// resources join the engine's columns.
+			if ser, err := load.ReadSeries(level); err != nil || ser.Col("service_cpu_percent") == nil {
+				t.Errorf("level's timeseries.csv lacks the resource columns (%v)", err)
+			}
 			if rec.Services[0].Levels[0].Total.Samples != hits {
 				t.Errorf("run.json level total %d, want %d", rec.Services[0].Levels[0].Total.Samples, hits)
 			}
@@ -422,9 +427,6 @@ func TestControllerRun(t *testing.T) {
 			}
 			if len(cl.Pods) == 0 || cl.Steps[0].Shards != 2 {
 				t.Errorf("cluster record lacks placement or steps: %+v", cl)
-			}
-			if err := WriteRun(dir, rec, cl); err != nil {
-				t.Fatal(err)
 			}
 			back, err := results.ReadRun(dir)
 			if err != nil || len(back.Services) != 1 {

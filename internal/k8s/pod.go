@@ -2,7 +2,6 @@ package k8s
 
 import (
 	"archive/tar"
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/load/atomicfile"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -26,13 +26,15 @@ const (
 	CollectedFile = ".collected"
 )
 
-// skuBatch is the rows per INSERT of the generated SKU table.
-const skuBatch = 1000
+// ExitNotFinished is the exit code of 'showdown k8s pack --done' on a
+// folder whose shard or warm-up has not finished: the controller polls
+// again. It is the CLI's documented code for "not finished yet".
+const ExitNotFinished = 5
 
 // WriteInitDB writes the files the official database images run on their
-// first start (/docker-entrypoint-initdb.d, in name order): each
-// workload's schema and index, and for sku the generated rows, the same
-// rows the local runner loads.
+// first start (/docker-entrypoint-initdb.d, in name order): for each
+// workload, one file per step of db.PrepareSteps, the steps the local
+// runner's db.Prepare runs (the sku rows as INSERTs).
 func WriteInitDB(dir, engine string, ws []string, seed int64, skuRows int, skuIndex bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -41,76 +43,18 @@ func WriteInitDB(dir, engine string, ws []string, seed int64, skuRows int, skuIn
 		if got := string(workloads.Database(w)); got != engine {
 			return fmt.Errorf("workload %s needs %q, not %s", w, got, engine)
 		}
-		files := []string{"schema.sql"}
-		if w == "sku" {
-			files = append(files, "rows")
+		steps, err := db.PrepareSteps(w, db.PrepareOptions{SKURows: skuRows, Seed: seed, NoSKUIndex: !skuIndex})
+		if err != nil {
+			return err
 		}
-		if w != "sku" || skuIndex {
-			files = append(files, "index.sql")
-		}
-		for j, f := range files {
-			name := filepath.Join(dir, fmt.Sprintf("%02d-%s-%d-%s", 10*(i+1), w, j, strings.TrimSuffix(f, ".sql")+".sql"))
-			if f == "rows" {
-				if err := writeSKUInserts(name, seed, skuRows); err != nil {
-					return err
-				}
-				continue
-			}
-			b, err := workloads.FS.ReadFile(w + "/" + f)
-			if err != nil {
-				if errors.Is(err, os.ErrNotExist) && f == "index.sql" {
-					continue
-				}
-				return err
-			}
-			if err := os.WriteFile(name, b, 0o644); err != nil {
-				return err
-			}
-		}
-		if w == "sku" {
-			// Fresh statistics, so the optimizer uses the index at once.
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d-sku-9-analyze.sql", 10*(i+1))), []byte("ANALYZE TABLE purch_sku_master;\n"), 0o644); err != nil {
+		for j, st := range steps {
+			name := filepath.Join(dir, fmt.Sprintf("%02d-%s-%d-%s.sql", 10*(i+1), w, j, st.Name))
+			if err := atomicfile.Write(name, 0o644, func(w io.Writer) error { return db.WriteStep(w, st) }); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// writeSKUInserts writes rows 0..n-1 as multi-row INSERTs, which any
-// MySQL client runs (LOAD DATA would need local_infile on both sides).
-func writeSKUInserts(name string, seed int64, n int) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	for i := 0; i < n; i++ {
-		if i%skuBatch == 0 {
-			if i > 0 {
-				bw.WriteString(";\n")
-			}
-			bw.WriteString("INSERT INTO purch_sku_master (id, mem_id, mem_code, sku_id, sku_code, item, sku_name, sku_abbr) VALUES\n")
-		} else {
-			bw.WriteString(",\n")
-		}
-		r := db.SKURowAt(seed, i)
-		fmt.Fprintf(bw, "(%d,%d,%s,%d,%s,%s,%s,%s)", r.ID, r.MemID, sqlString(r.MemCode), r.SKUID, sqlString(r.SKUCode), sqlString(r.Item), sqlString(r.SKUName), sqlString(r.SKUAbbr))
-	}
-	if n > 0 {
-		bw.WriteString(";\n")
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// sqlString quotes s as a SQL string literal for MySQL.
-func sqlString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `''`)
-	return "'" + r.Replace(s) + "'"
 }
 
 // Pack writes the regular files of dir (not below it, markers excluded)

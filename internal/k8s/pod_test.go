@@ -19,17 +19,27 @@ func TestWriteInitDB(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	// The image runs them in name order: schema, rows, index, analyze.
-	want := "10-sku-0-schema.sql 10-sku-1-rows.sql 10-sku-2-index.sql 10-sku-9-analyze.sql"
+	// The image runs them in name order: db.PrepareSteps' order.
+	want := "10-sku-0-drop.sql 10-sku-1-schema.sql 10-sku-2-rows.sql 10-sku-3-index.sql 10-sku-4-analyze.sql"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("files %s, want %s", got, want)
 	}
-	rows, _ := os.ReadFile(filepath.Join(dir, "10-sku-1-rows.sql"))
+	rows, _ := os.ReadFile(filepath.Join(dir, "10-sku-2-rows.sql"))
 	if got := strings.Count(string(rows), "INSERT INTO"); got != 3 {
 		t.Errorf("%d INSERTs for 2,500 rows, want 3 of at most 1,000", got)
 	}
 	if got := strings.Count(string(rows), "\n("); got != 2500 {
 		t.Errorf("%d rows, want 2500", got)
+	}
+	// PostgreSQL's tables go to the services' role, as db.Prepare does.
+	pg := t.TempDir()
+	if err := WriteInitDB(pg, "postgres", []string{"bank"}, 1, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	drop, _ := os.ReadFile(filepath.Join(pg, "10-bank-0-drop.sql"))
+	owner, _ := os.ReadFile(filepath.Join(pg, "10-bank-2-owner.sql"))
+	if !strings.Contains(string(drop), "DROP TABLE IF EXISTS client CASCADE;") || !strings.Contains(string(owner), "ALTER TABLE client OWNER TO showdown;") {
+		t.Errorf("bank's drop and owner steps:\n%s\n%s", drop, owner)
 	}
 	// A workload on the wrong engine is refused.
 	if err := WriteInitDB(t.TempDir(), "postgres", []string{"sku"}, 1, 10, true); err == nil {

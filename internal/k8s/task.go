@@ -2,9 +2,7 @@ package k8s
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,12 +133,9 @@ func (c *Controller) audit(ctx context.Context, st *Step) error {
 	return nil
 }
 
-// Files of the in-cluster warm-up: the record showdown k8s warmup writes
-// under ResultsDir/WarmupDir.
-const (
-	WarmupDir  = "warmup"
-	WarmupFile = "warmup.json"
-)
+// WarmupDir is the folder under ResultsDir where showdown k8s warmup
+// leaves its record (results.WarmupFile).
+const WarmupDir = "warmup"
 
 // warmUp warms the service of st up before its workload's first level
 // with the local lab's rule (package warmup): with warmup: auto, one pod
@@ -198,16 +193,12 @@ func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first b
 				return nil, fmt.Errorf("warm-up of %s, pod %s: copying its record: %w", st.Deployment.Deployment.Name, pod.Name, err)
 			}
 			if ok {
-				b, err := os.ReadFile(filepath.Join(dst, WarmupFile))
+				wu, err := results.ReadWarmup(dst)
 				if err != nil {
 					return nil, fmt.Errorf("warm-up of %s: %w", st.Deployment.Deployment.Name, err)
 				}
-				var wu results.WarmupRun
-				if err := json.Unmarshal(b, &wu); err != nil {
-					return nil, fmt.Errorf("warm-up of %s: %s: %w", st.Deployment.Deployment.Name, WarmupFile, err)
-				}
 				c.say("  warmed up in %.1f s, %d requests, steady: %v", wu.Seconds, wu.Requests, wu.Steady)
-				return &wu, nil
+				return wu, nil
 			}
 		}
 		if c.Now().After(end) {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/faults"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
@@ -62,8 +61,8 @@ func (x *execution) runFaults(ctx context.Context) {
 	}
 }
 
-// faultOne prepares the bank, starts implementation im and runs the
-// faults against it.
+// faultOne runs the fault test of implementation im (faults.RunStack)
+// with the plan's environment, its output in dir.
 func (x *execution) faultOne(ctx context.Context, im plan.Implementation, dbs *stack.Databases, dir string, fo faults.Options) (*results.FaultTest, error) {
 	env := map[string]string{}
 	for k, v := range x.plan.Env {
@@ -72,26 +71,10 @@ func (x *execution) faultOne(ctx context.Context, im plan.Implementation, dbs *s
 	for k, v := range im.Env {
 		env[k] = v
 	}
-	if err := dbs.Up(ctx); err != nil {
-		return nil, err
-	}
-	if _, err := dbs.Prepare(ctx, []string{"bank"}, db.PrepareOptions{}); err != nil {
-		return nil, err
-	}
 	logf, err := os.Create(filepath.Join(dir, sanitizeName(im.ID())+".log"))
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
-	svc, err := faults.StartStackService(ctx, x.manifests[im.Service], dbs, stack.ServiceOptions{Env: env, Log: logf})
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _, _ = svc.Stop() }()
-	t, err := faults.StackTarget(svc, dbs, true)
-	if err != nil {
-		return nil, err
-	}
-	t.Stack = im.ID()
-	return faults.Run(ctx, t, fo)
+	return faults.RunStack(ctx, x.manifests[im.Service], im.ID(), dbs, stack.ServiceOptions{Env: env, Log: logf}, fo, 0)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/load"
 )
 
 // testRoot holds the lab's own test services (testdata/services/*).
@@ -331,7 +332,7 @@ trials: 2
 		if lr.Disturbance == nil || lr.Disturbance.Seconds == 0 {
 			t.Errorf("record %d: no disturbance summary", i)
 		}
-		s, err := results.ReadSeries(filepath.Join(dir, lr.Dir, "timeseries.csv"))
+		s, err := load.ReadSeries(filepath.Join(dir, lr.Dir))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/monitor"
@@ -43,27 +42,8 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level
 	if pid > 0 {
 		watch.WatchCompiler(func() time.Duration { return monitor.CompilerCPU(int32(pid)) })
 	}
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	var mu sync.Mutex
-	on := func(p load.Progress) {
-		x.progress.onProgress(p)
-		if p.Warmup || p.Elapsed == 0 {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if watch.Observe(p.Rate, p.IntervalP50) {
-			stop()
-		}
-	}
 	x.progress.phase("warm-up", d)
-	res, err := x.attacker(on).Attack(wctx, load.StatusChecked(sc), model)
-	mu.Lock()
-	defer mu.Unlock()
-	if err != nil {
-		return watch.Record, err
-	}
-	watch.Finish(res.Summary.Total.Samples, res.Summary.DurationSeconds)
-	return watch.Record, nil
+	return watch.Drive(ctx, func(ctx context.Context, on func(load.Progress)) (*load.Result, error) {
+		return x.attacker(on).Attack(ctx, load.StatusChecked(sc), model)
+	}, x.progress.onProgress)
 }

@@ -509,12 +509,12 @@ func allNaN(v []float64) bool {
 
 // downsample averages consecutive rows so at most n remain (max columns
 // keep their maximum).
-func downsample(s *results.Series, n int) *results.Series {
+func downsample(s *load.Series, n int) *load.Series {
 	if len(s.Rows) <= n {
 		return s
 	}
 	k := (len(s.Rows) + n - 1) / n
-	out := &results.Series{Columns: s.Columns}
+	out := &load.Series{Columns: s.Columns}
 	for i := 0; i < len(s.Rows); i += k {
 		end := min(i+k, len(s.Rows))
 		row := make([]float64, len(s.Columns))
@@ -656,14 +656,14 @@ func htmlCellText(c *CellSummary, col tableColumn) template.HTML {
 // dropStragglers leaves out a last interval shorter than half a second:
 // the few requests that completed after the end, whose percentiles and
 // rate would be drawn as a spike.
-func dropStragglers(s *results.Series) *results.Series {
+func dropStragglers(s *load.Series) *load.Series {
 	n := len(s.Rows)
 	req, tp := s.Col("requests"), s.Col("throughput")
 	if n < 3 || req == nil || tp == nil {
 		return s
 	}
 	if last := n - 1; tp[last] > 0 && req[last]/tp[last] < 0.5 {
-		return &results.Series{Columns: s.Columns, Rows: s.Rows[:last]}
+		return &load.Series{Columns: s.Columns, Rows: s.Rows[:last]}
 	}
 	return s
 }

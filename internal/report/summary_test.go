@@ -8,6 +8,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/load"
 )
 
 // Everything a reader must know shows next to the headline, and a
@@ -81,7 +82,7 @@ func TestHeadlineAcceptableLatency(t *testing.T) {
 }
 
 func TestDownsample(t *testing.T) {
-	s := &results.Series{Columns: []string{"second", "throughput", "max_ms"}}
+	s := &load.Series{Columns: []string{"second", "throughput", "max_ms"}}
 	for i := 0; i < 1000; i++ {
 		mx := 1.0
 		if i == 777 {

@@ -7,6 +7,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -114,6 +115,9 @@ type Run struct {
 	// Comparisons are the plan's implementations measured in
 	// interleaved rounds, one per workload and level, with the verdict.
 	Comparisons []*Comparison `json:"comparisons,omitempty"`
+	// Kubernetes is the cluster a Kubernetes run used, as package k8s
+	// records it (nodes, pod placement, steps); absent for a local run.
+	Kubernetes json.RawMessage `json:"kubernetes,omitempty"`
 }
 
 // Build is what building one service did.

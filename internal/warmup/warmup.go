@@ -4,12 +4,15 @@
 package warmup
 
 import (
+	"context"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/load"
 )
 
 // LaterShare caps the automatic warm-up of a start's second and later
@@ -129,6 +132,44 @@ func compilerQuiet(cpu []float64, window int) bool {
 		return false
 	}
 	return stats.Mean(cpu[len(cpu)-window:]) <= MaxCompilerCPU
+}
+
+// Attack runs a warm-up's load, calling on with each progress report,
+// until ctx ends or the load does: an Attacker with load.OnProgress(on).
+type Attack func(ctx context.Context, on func(load.Progress)) (*load.Result, error)
+
+// Drive is the warm-up's drive loop, the lab's and the Kubernetes warm-up
+// pod's: it runs attack, feeds each measured second to Observe and stops
+// the load as soon as the rule holds. progress, when not nil, sees every
+// report first (the lab's progress lines). It returns Record, finished
+// with the requests and length of what ran; a load the rule stopped is
+// no error.
+func (w *Watch) Drive(ctx context.Context, attack Attack, progress func(load.Progress)) (*results.WarmupRun, error) {
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var mu sync.Mutex
+	res, err := attack(wctx, func(p load.Progress) {
+		if progress != nil {
+			progress(p)
+		}
+		if p.Warmup || p.Elapsed == 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if w.Observe(p.Rate, p.IntervalP50) {
+			stop()
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		return w.Record, err
+	}
+	if res != nil {
+		w.Finish(res.Summary.Total.Samples, res.Summary.DurationSeconds)
+	}
+	return w.Record, nil
 }
 
 // Finish records the warm-up's requests and length.
