@@ -1,10 +1,12 @@
 package internal
 
 import (
+	"flag"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -38,6 +40,21 @@ var importRules = []struct {
 	{"internal/service", []string{"internal/lab", "internal/report", "internal/stack", "internal/db"}, "a service knows how to build and start, not what runs it"},
 	{"internal/faults", []string{"internal/lab", "internal/report", "internal/verify"}, "the fault test brings a stack up and judges it, whoever asks"},
 	{"internal/scenario", []string{"internal/lab", "internal/report", "internal/stack", "internal/db"}, "scenarios only drive load"},
+	{"internal/lab", []string{"internal/report", "internal/k8s"}, "the runner writes results; drawing them is the report's"},
+	{"internal/results", []string{"internal/cgroup", "internal/monitor", "internal/noise", "internal/proctree", "internal/neighbour", "internal/service", "internal/db"}, "reading a results folder links no sampler, cgroupfs or process code: results owns the records it stores"},
+	{"internal/cgroup", []string{"internal/monitor", "internal/results", "internal/plan"}, "limits and pinning need no sampler"},
+	{"internal/monitor", []string{"internal/cgroup", "internal/results", "internal/plan"}, "the sampler reads processes, whoever asks"},
+	{"internal/k8s", []string{"internal/lab", "internal/report", "internal/stack", "internal/verify"}, "the cluster runner shares the results model and the warm-up rule, not the local runner"},
+	{"internal/warmup", []string{"internal/lab", "internal/report", "internal/stack", "internal/k8s"}, "the warm-up rule and its drive loop serve the lab and the cluster alike"},
+	{"internal/imported", []string{"internal/lab", "internal/report", "internal/stack"}, "importing other tools' results builds the results model, and draws nothing"},
+	{"internal/images", []string{"internal/lab", "internal/report", "internal/stack", "internal/k8s"}, "images are built from a service's folder alone"},
+	{"internal/jmx", []string{"internal/lab", "internal/report", "internal/stack"}, "a JMeter plan becomes a scenario file, not a run"},
+	{"internal/human", []string{"internal/", "load", "workloads"}, "formatting numbers for people needs nothing"},
+	{"internal/stats", []string{"internal/", "load", "workloads"}, "statistics need nothing of the project"},
+	{"internal/proctree", []string{"internal/", "load", "workloads"}, "walking a process tree needs nothing"},
+	{"internal/cpulist", []string{"internal/", "load", "workloads"}, "parsing a CPU list needs nothing"},
+	{"internal/neighbour", []string{"internal/", "load", "workloads"}, "the noisy neighbour stands alone, for any binary to start"},
+	{"internal/noise", []string{"internal/lab", "internal/results", "internal/monitor", "internal/cgroup"}, "the machine's noise probe knows no service"},
 }
 
 // TestImportRules checks importRules over every non-test Go file of the
@@ -136,4 +153,79 @@ func reach(graph map[string][]string, pkg string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+var update = flag.Bool("update", false, "rewrite docs/architecture.edges from go list")
+
+// edgesFile is the machine-readable list of the package edges that
+// docs/architecture.md draws.
+const edgesFile = "../docs/architecture.edges"
+
+// TestArchitectureEdges compares docs/architecture.edges, one "from ->
+// to" line per import between the project's packages, with what go list
+// says the packages import, and checks that docs/architecture.md names
+// every package. go test ./internal -update rewrites the list.
+func TestArchitectureEdges(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs, edges []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		from, ok := strings.CutPrefix(fields[0]+"/", module)
+		if !ok || strings.HasPrefix(from, "bench/") {
+			continue
+		}
+		from = strings.TrimSuffix(from, "/")
+		if from == "" {
+			continue
+		}
+		pkgs = append(pkgs, from)
+		for _, imp := range fields[1:] {
+			if to, ok := strings.CutPrefix(imp, module); ok {
+				edges = append(edges, from+" -> "+to)
+			}
+		}
+	}
+	sort.Strings(edges)
+	if len(edges) < 50 {
+		t.Fatalf("go list gave %d edges; is the test run from internal/?", len(edges))
+	}
+	if *update {
+		text := "# The imports between showdown's packages, one per line, checked against go list\n# by internal/imports_test.go (go test ./internal -update rewrites it).\n# docs/architecture.md draws them.\n" + strings.Join(edges, "\n") + "\n"
+		if err := os.WriteFile(edgesFile, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(edgesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			listed[line] = true
+		}
+	}
+	for _, e := range edges {
+		if !listed[e] {
+			t.Errorf("%s imports what docs/architecture.edges does not list: %s (update the drawing, then go test ./internal -update)", edgesFile, e)
+		}
+		delete(listed, e)
+	}
+	for e := range listed {
+		t.Errorf("docs/architecture.edges lists %s, which no import makes", e)
+	}
+	doc, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		if (strings.HasPrefix(p, "internal/") || strings.HasPrefix(p, "load")) && !strings.Contains(string(doc), "`"+p+"`") && !strings.Contains(string(doc), "`"+p+"/`") {
+			t.Errorf("docs/architecture.md has no row for `%s`", p)
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/plan"
-	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 )
 
@@ -40,14 +39,6 @@ func runAA(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	ms, err := service.Discover(root)
-	if err != nil {
-		return err
-	}
-	catalog := plan.Catalog{}
-	for _, m := range ms {
-		catalog[m.Name] = m.Workloads
-	}
 	text := fmt.Sprintf(`name: aa-%s
 description: %s against its own second start on %s at %d users, in interleaved rounds
 implementations: [%s]
@@ -67,7 +58,7 @@ load:
   warmup: auto
   warmup_max: %s
 `, *svc, *svc, *workload, *level, *svc, *workload, *neighbour, *trials, *round, *measureMax, *precision, *level, *warmupMax)
-	p, err := plan.ParsePlan("showdown aa", []byte(text), catalog)
+	p, _, err := stack.ParsePlan(root, "showdown aa", []byte(text))
 	if err != nil {
 		var list plan.ErrorList
 		if errors.As(err, &list) {

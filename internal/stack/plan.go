@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"os"
+
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/service"
 )
@@ -10,6 +12,16 @@ import (
 // services beside the plan. A plan with mistakes fails with a
 // plan.ErrorList holding every one.
 func LoadPlan(root, path string) (*plan.Plan, []*service.Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ParsePlan(root, path, data)
+}
+
+// ParsePlan is LoadPlan for plan text read from file (or made by a
+// command, file naming it).
+func ParsePlan(root, file string, data []byte) (*plan.Plan, []*service.Manifest, error) {
 	ms, err := service.Discover(root)
 	if err != nil {
 		return nil, nil, err
@@ -18,7 +30,7 @@ func LoadPlan(root, path string) (*plan.Plan, []*service.Manifest, error) {
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
 	}
-	p, err := plan.LoadPlan(path, catalog)
+	p, err := plan.ParsePlan(file, data, catalog)
 	if err != nil {
 		return nil, nil, err
 	}
