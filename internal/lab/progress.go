@@ -35,7 +35,7 @@ func newProgress(w io.Writer, tty bool, p *plan.Plan) *progress {
 	if w == nil {
 		w = io.Discard
 	}
-	n := levelsPerTrial(p) * p.Trials
+	n := levelsPerTrial(p) * p.MinStarts()
 	return &progress{w: w, tty: tty, plan: p, start: time.Now(), total: n}
 }
 
@@ -63,7 +63,7 @@ func (pr *progress) line(msg string) {
 
 func (pr *progress) service(impl, workload string, trial int) {
 	pr.mu.Lock()
-	pr.where = fmt.Sprintf("%s · %s · trial %d/%d", workload, impl, trial, pr.plan.Trials)
+	pr.where = fmt.Sprintf("%s · %s · trial %d/%d", workload, impl, trial, pr.plan.MinStarts())
 	pr.stage, pr.last = "starting", load.Progress{}
 	pr.phaseEnd = time.Time{}
 	pr.mu.Unlock()

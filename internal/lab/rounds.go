@@ -49,15 +49,16 @@ func (x *execution) runInterleaved(ctx context.Context) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
 	total := time.Duration(p.Rounds.MeasureMax)
 	var used time.Duration
-	for trial := 1; trial <= p.TrialsMax && ctx.Err() == nil; trial++ {
-		if trial > p.Trials {
+	minStarts, maxStarts := p.MinStarts(), p.MaxStarts()
+	for trial := 1; trial <= maxStarts && ctx.Err() == nil; trial++ {
+		if trial > minStarts {
 			if x.allPrecise() || used >= total {
 				break
 			}
 			x.progress.addTrial()
 		}
-		budget := total / time.Duration(p.Trials)
-		if trial > p.Trials {
+		budget := total / time.Duration(minStarts)
+		if trial > minStarts {
 			budget = total - used
 		}
 		used += x.interleavedStart(ctx, trial, arms, comps, budget, rng)

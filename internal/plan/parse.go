@@ -212,9 +212,8 @@ func (p *Plan) applyDefaults() {
 	p.applyRoundDefaults()
 	if p.Trials == 0 {
 		p.Trials = DefaultTrials
-		if ok, _ := p.Interleaved(); ok {
-			p.Trials = DefaultInterleavedTrials
-		}
+	} else {
+		p.trialsSet = true
 	}
 	if p.TrialsMax < p.Trials {
 		p.TrialsMax = p.Trials

@@ -99,6 +99,8 @@ type Plan struct {
 
 	// File is where the plan was read from.
 	File string `yaml:"-" json:"file"`
+	// trialsSet is whether the plan names its trials.
+	trialsSet bool
 	root *yaml.Node
 }
 

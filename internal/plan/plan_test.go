@@ -37,7 +37,8 @@ func TestParsePlanDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"model defaults to closed", p.Load.Model, "closed"},
-		{"two starts when implementations are compared in rounds", p.Trials, 2},
+		{"trials default", p.Trials, 1},
+		{"two starts when implementations are compared in rounds", p.MinStarts(), 2},
 		{"precision default", float64(p.Rounds.Precision), DefaultPrecision},
 		{"round default", time.Duration(p.Rounds.Round), DefaultRound},
 		{"settle default", time.Duration(p.Rounds.Settle), DefaultSettle},
@@ -92,8 +93,8 @@ func TestInterleaved(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		got, why := p.Interleaved()
-		if got != tc.want || p.Trials != tc.trials || len(p.Arms()) != tc.arms {
-			t.Errorf("%s: interleaved %v (%s), trials %d, arms %d; want %v, %d, %d", tc.name, got, why, p.Trials, len(p.Arms()), tc.want, tc.trials, tc.arms)
+		if got != tc.want || p.MinStarts() != tc.trials || len(p.Arms()) != tc.arms {
+			t.Errorf("%s: interleaved %v (%s), starts %d, arms %d; want %v, %d, %d", tc.name, got, why, p.MinStarts(), len(p.Arms()), tc.want, tc.trials, tc.arms)
 		}
 		if !got && why == "" {
 			t.Errorf("%s: sequential without a reason", tc.name)

@@ -28,8 +28,8 @@ const (
 	// starts (settling included).
 	DefaultMeasureMax = 3 * time.Minute
 	// DefaultInterleavedTrials is the minimum of fresh starts when the
-	// plan wants a verdict and names no trials: one start's rounds say
-	// nothing of how a second start differs.
+	// plan compares in rounds and names no trials (Plan.MinStarts): one
+	// start's rounds say nothing of how a second start differs.
 	DefaultInterleavedTrials = 2
 	// MinRounds is the fewest rounds of a start before its rounds may
 	// stop.
@@ -87,6 +87,20 @@ func (p *Plan) Interleaved() (bool, string) {
 	}
 	return true, ""
 }
+
+// MinStarts is how many fresh starts of every arm a local run measures
+// at least: the plan's trials, or DefaultInterleavedTrials when it
+// compares in interleaved rounds and names none (a Kubernetes run keeps
+// Trials).
+func (p *Plan) MinStarts() int {
+	if ok, _ := p.Interleaved(); ok && !p.trialsSet && !p.TrialsAuto {
+		return max(p.Trials, DefaultInterleavedTrials)
+	}
+	return p.Trials
+}
+
+// MaxStarts is the most fresh starts a local run measures.
+func (p *Plan) MaxStarts() int { return max(p.TrialsMax, p.MinStarts()) }
 
 // AAVariant is the variant name of the A/A arm.
 const AAVariant = "aa"

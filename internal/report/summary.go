@@ -262,6 +262,11 @@ func Summarize(res *Results, opts ...Option) *Summary {
 	s := &Summary{Name: p.Name, Description: p.Description, Kind: res.Kind, Model: p.Load.Model, Trials: p.Trials,
 		Start: r.Start, End: r.End, Command: r.Command, Interrupted: r.Interrupted}
 	s.LevelUnit = levelUnit(p.Load.Model)
+	for _, sr := range r.Services {
+		// The starts measured: more than the plan's trials where the
+		// rounds asked for more.
+		s.Trials = max(s.Trials, sr.Trial)
+	}
 	for _, im := range p.Implementations {
 		s.Implementations = append(s.Implementations, im.ID())
 	}

@@ -327,7 +327,7 @@ func tailMean(xs []float64, n int) float64 {
 func setupLine(res *Results) string {
 	r := res.Run
 	p := r.Plan
-	parts := []string{fmt.Sprintf("%s: %s model, %s per level, %d trial(s)", res.Kind, orDash(p.Load.Model), fmtSeconds(float64(p.Load.Duration)/1e9), p.Trials)}
+	parts := []string{fmt.Sprintf("%s: %s model, %s per level, %d trial(s)", res.Kind, orDash(p.Load.Model), fmtSeconds(float64(p.Load.Duration)/1e9), max(p.Trials, trialsRun(res.Run)))}
 	if r.Machine.CPUModel != "" {
 		parts = append(parts, fmt.Sprintf("%s, %d CPUs", r.Machine.CPUModel, r.Machine.CPUs))
 	}
@@ -546,4 +546,13 @@ func nativeMemoryTable(s *Summary) ([]string, [][]string) {
 		rows = append(rows, row)
 	}
 	return cats, rows
+}
+
+// trialsRun is the most fresh starts any implementation had.
+func trialsRun(r *results.Run) int {
+	n := 0
+	for _, sr := range r.Services {
+		n = max(n, sr.Trial)
+	}
+	return n
 }
