@@ -101,7 +101,7 @@ type Plan struct {
 	File string `yaml:"-" json:"file"`
 	// trialsSet is whether the plan names its trials.
 	trialsSet bool
-	root *yaml.Node
+	root      *yaml.Node
 }
 
 // PublishedMetrics are the metrics a published figure may be compared on
