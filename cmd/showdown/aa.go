@@ -27,6 +27,9 @@ func runAA(st *state, args []string) error {
 	measureMax := fs.Duration("measure-max", plan.DefaultMeasureMax, "the rounds' time over all starts")
 	precision := fs.Float64("precision", 100*plan.DefaultPrecision, "the interval's half-width to reach, in percent")
 	warmupMax := fs.Duration("warmup-max", plan.DefaultWarmupMax, "the warm-up's cap (it stops earlier once steady)")
+	warmup := fs.String("warmup", "auto", "auto (until steady, at most --warmup-max) or a fixed time such as 5s")
+	serviceCPUs := fs.String("service-cpus", "", "the services' CPU list (default: the plan default, CPU 0 on 2+ CPUs)")
+	generatorCPUs := fs.String("generator-cpus", "", "the generator's CPU list (with --service-cpus)")
 	neighbour := fs.Bool("neighbour", false, "run a noisy neighbour on the service's CPUs")
 	resultsDir := fs.String("results", "", "folder for results (default: results/ in the project)")
 	if err := parseFlags(fs, args); err != nil {
@@ -55,9 +58,15 @@ load:
   levels: [%d]
   ramp_up: 1s
   duration: 6s
-  warmup: auto
+  warmup: %s
   warmup_max: %s
-`, *svc, *svc, *workload, *level, *svc, *workload, *neighbour, *trials, *round, *measureMax, *precision, *level, *warmupMax)
+`, *svc, *svc, *workload, *level, *svc, *workload, *neighbour, *trials, *round, *measureMax, *precision, *level, *warmup, *warmupMax)
+	if *serviceCPUs != "" || *generatorCPUs != "" {
+		if *serviceCPUs == "" || *generatorCPUs == "" {
+			return usageError{err: errors.New("--service-cpus and --generator-cpus go together"), hint: "showdown aa --service-cpus 2 --generator-cpus 10"}
+		}
+		text += fmt.Sprintf("placement: {service_cpus: %q, generator_cpus: %q, database_cpus: %q}\n", *serviceCPUs, *generatorCPUs, *generatorCPUs)
+	}
 	p, _, err := stack.ParsePlan(root, "showdown aa", []byte(text))
 	if err != nil {
 		var list plan.ErrorList

@@ -462,3 +462,30 @@ func assertGroupGone(t *testing.T, pgid int) {
 	}
 	t.Errorf("processes left in group %d: %v", pgid, left)
 }
+
+// TestBuildPrebuilt: with SHOWDOWN_PREBUILT=1 an artifact carried from
+// elsewhere runs unbuilt (no toolchain is called), and a missing one is
+// an error that says what to carry.
+func TestBuildPrebuilt(t *testing.T) {
+	root := t.TempDir()
+	m, err := copyTiny(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(PrebuiltEnv, "1")
+	m.BuildSteps = [][]string{{"no-such-build-tool-xyz"}}
+	if _, err := m.Build(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no artifact") {
+		t.Fatalf("no artifact: got %v, want an error naming it", err)
+	}
+	art := filepath.Join(m.Dir, m.Artifact)
+	if err := os.MkdirAll(filepath.Dir(art), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(art, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Build(context.Background(), nil)
+	if err != nil || !res.Cached || res.ArtifactBytes == 0 {
+		t.Errorf("prebuilt: %+v, %v; want the carried artifact, unbuilt", res, err)
+	}
+}
