@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/stack"
@@ -27,6 +28,7 @@ func runAA(st *state, args []string) error {
 	measureMax := fs.Duration("measure-max", plan.DefaultMeasureMax, "the rounds' time over all starts")
 	precision := fs.Float64("precision", 100*plan.DefaultPrecision, "the interval's half-width to reach, in percent")
 	warmupMax := fs.Duration("warmup-max", plan.DefaultWarmupMax, "the warm-up's cap (it stops earlier once steady)")
+	duration := fs.Duration("duration", 6*time.Second, "each arm's level measured alone in a start, before the rounds")
 	warmup := fs.String("warmup", "auto", "auto (until steady, at most --warmup-max) or a fixed time such as 5s")
 	serviceCPUs := fs.String("service-cpus", "", "the services' CPU list (default: the plan default, CPU 0 on 2+ CPUs)")
 	generatorCPUs := fs.String("generator-cpus", "", "the generator's CPU list (with --service-cpus)")
@@ -57,10 +59,10 @@ load:
   model: closed
   levels: [%d]
   ramp_up: 1s
-  duration: 6s
+  duration: %s
   warmup: %s
   warmup_max: %s
-`, *svc, *svc, *workload, *level, *svc, *workload, *neighbour, *trials, *round, *measureMax, *precision, *level, *warmup, *warmupMax)
+`, *svc, *svc, *workload, *level, *svc, *workload, *neighbour, *trials, *round, *measureMax, *precision, *level, *duration, *warmup, *warmupMax)
 	if *serviceCPUs != "" || *generatorCPUs != "" {
 		if *serviceCPUs == "" || *generatorCPUs == "" {
 			return usageError{err: errors.New("--service-cpus and --generator-cpus go together"), hint: "showdown aa --service-cpus 2 --generator-cpus 10"}
