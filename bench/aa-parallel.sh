@@ -9,7 +9,8 @@
 # Runs built artifacts as they are where there is no toolchain:
 # SHOWDOWN_PREBUILT=1 with bin/showdown and services/go-stdlib/bin carried.
 # Environment: STREAMS (default nproc/2, at most 8), PER_STREAM (5),
-# SERVICE (go-stdlib), ROUND (1s), MEASURE (30s), WARMUP (5s), DURATION (2s).
+# SERVICE (go-stdlib), ROUND (1s), MEASURE (30s), WARMUP (5s), DURATION (2s),
+# DEADLINE (seconds after which no stream starts another comparison; none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=$(nproc)
@@ -20,9 +21,11 @@ svc=${SERVICE:-go-stdlib}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$n; $streams streams x $per A/A comparisons of $svc"
+began=$(date +%s)
 for s in $(seq 0 $((streams - 1))); do
 	(
 		for k in $(seq 1 "$per"); do
+			if [ -n "${DEADLINE:-}" ] && [ "$(date +%s)" -ge "$((began + DEADLINE))" ]; then break; fi
 			d="$work/s$s-$k"
 			mkdir -p "$d"
 			if bin/showdown aa --service "$svc" --service-cpus "$s" --generator-cpus "$((s + streams))" \
@@ -48,4 +51,4 @@ print("%.4f %.4f %.4f %s %d %d %.1f" % (a["ratio"], a["low"], a["high"], a["sign
 	echo "$(basename "$(dirname "$(dirname "$f")")")  A/A $ratio [$low, $high] ±$hw%  $starts starts, $rounds rounds  $([ "$sig" = True ] && echo CLAIMED || echo -)"
 	if [ -n "${OUT:-}" ]; then cp "$f" "$OUT/$(basename "$(dirname "$(dirname "$f")")").run.json"; fi
 done
-echo "claimed a difference in $claims of $total A/A comparisons"
+echo "claimed a difference in $claims of $total A/A comparisons ($(( $(date +%s) - began )) s)"
