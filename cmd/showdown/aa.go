@@ -58,7 +58,6 @@ verify: quick
 load:
   model: closed
   levels: [%d]
-  ramp_up: 1s
   duration: %s
   warmup: %s
   warmup_max: %s

@@ -23,7 +23,7 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 		for _, rd := range c.Rounds {
 			starts[rd.Start] = true
 		}
-		wl.VerdictBasis = fmt.Sprintf("%d rounds of %.0f s per implementation, interleaved in a random order, over %d fresh start(s); 95%% interval of each adjacent ratio", roundsOf(c), c.RoundSeconds, len(starts))
+		wl.VerdictBasis = fmt.Sprintf("%d rounds of %g s per implementation, interleaved in a random order, over %d fresh start(s); 95%% interval of each adjacent ratio", roundsOf(c), c.RoundSeconds, len(starts))
 		v := c.Verdict
 		if v == nil || len(v.Ranking) == 0 {
 			wl.Verdicts = append(wl.Verdicts, fmt.Sprintf("at %d %s: no verdict, no round was measured", c.Level, unit))
@@ -50,11 +50,11 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 // 2.08× [2.01, 2.15] go-stdlib ≈ java-helidon (no significant
 // difference)".
 func rankingText(v *results.Verdict) string {
-	if len(v.Pairs) == 0 {
-		return v.Ranking[0] + " alone"
-	}
 	var b strings.Builder
-	b.WriteString(v.Pairs[0].Better)
+	b.WriteString(v.Ranking[0])
+	if len(v.Pairs) == 0 && v.AA == nil {
+		b.WriteString(" alone")
+	}
 	for _, pr := range v.Pairs {
 		if pr.Significant {
 			fmt.Fprintf(&b, " %.2f× [%.2f, %.2f] %s", pr.Ratio, pr.Low, pr.High, pr.Worse)

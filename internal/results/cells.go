@@ -23,7 +23,7 @@ func Cells(r *Run) []*Cell {
 	index := map[string]*Cell{}
 	var out []*Cell
 	for _, w := range r.Plan.Workloads {
-		for _, im := range r.Plan.Implementations {
+		for _, im := range r.Plan.Arms() {
 			for _, set := range r.Plan.SettingsOf(w.Name) {
 				for _, l := range r.Plan.Load.Levels {
 					c := &Cell{Implementation: im.ID(), Workload: w.Name, Database: set.Label, Level: l}

@@ -153,7 +153,7 @@ func (p PairRatio) Describe(metric string) string {
 // precision.
 func (v *Verdict) Lines() []string {
 	var out []string
-	if len(v.Ranking) == 1 && len(v.Pairs) == 0 {
+	if len(v.Ranking) == 1 && len(v.Pairs) == 0 && v.AA == nil {
 		out = append(out, "only "+v.Ranking[0]+" was measured: nothing to compare")
 	}
 	for _, pr := range v.Pairs {
