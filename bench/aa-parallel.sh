@@ -10,7 +10,8 @@
 # SHOWDOWN_PREBUILT=1 with bin/showdown and services/go-stdlib/bin carried.
 # Environment: STREAMS (default nproc/2, at most 8), PER_STREAM (5),
 # SERVICE (go-stdlib), ROUND (1s), MEASURE (30s), WARMUP (5s), DURATION (2s),
-# DEADLINE (seconds after which no stream starts another comparison; none).
+# DEADLINE (seconds after which no stream starts another comparison; none),
+# NEIGHBOUR (1: each stream's noisy neighbour on its service CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=$(nproc)
@@ -20,7 +21,7 @@ svc=${SERVICE:-go-stdlib}
 [ -x bin/showdown ] || go build -o bin/showdown ./cmd/showdown
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$n; $streams streams x $per A/A comparisons of $svc"
+echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$n; $streams streams x $per A/A comparisons of $svc, neighbour=${NEIGHBOUR:-0}"
 began=$(date +%s)
 for s in $(seq 0 $((streams - 1))); do
 	(
@@ -30,7 +31,7 @@ for s in $(seq 0 $((streams - 1))); do
 			mkdir -p "$d"
 			if bin/showdown aa --service "$svc" --service-cpus "$s" --generator-cpus "$((s + streams))" \
 				--round "${ROUND:-1s}" --measure-max "${MEASURE:-30s}" --warmup "${WARMUP:-5s}" --duration "${DURATION:-2s}" \
-				--results "$d" >"$d.out" 2>"$d.err"; then :; else echo "stream $s run $k exit $?: $(tail -3 "$d.err")"; fi
+				$([ "${NEIGHBOUR:-0}" = 1 ] && echo --neighbour) --results "$d" >"$d.out" 2>"$d.err"; then :; else echo "stream $s run $k exit $?: $(tail -3 "$d.err")"; fi
 		done
 	) &
 done
