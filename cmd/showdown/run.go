@@ -125,5 +125,8 @@ func problems(r *results.Run) int {
 			n += len(l.Violations)
 		}
 	}
+	for _, c := range r.Comparisons {
+		n += len(c.Violations)
+	}
 	return n
 }

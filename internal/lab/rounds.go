@@ -256,6 +256,7 @@ func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*liv
 			c.Warnings = append(c.Warnings, fmt.Sprintf("start %d: audit after the rounds: %v", trial, err))
 		}
 		for _, v := range vs {
+			c.Violations = append(c.Violations, results.Violation{Check: v.Check, Detail: fmt.Sprintf("after the rounds of start %d: %s", trial, v.Detail)})
 			c.Warnings = append(c.Warnings, fmt.Sprintf("start %d: INVARIANT FAILED after the rounds: %s: %s", trial, v.Check, v.Detail))
 			x.say("INVARIANT FAILED: %s after the rounds of start %d: %s: %s", w.Name, trial, v.Check, v.Detail)
 		}

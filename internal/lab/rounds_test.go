@@ -86,8 +86,8 @@ database: {max_connections: 30}
 		t.Errorf("A/A interval [%g, %g] around %g", v.AA.Low, v.AA.High, v.AA.Ratio)
 	}
 	// The broken bank's ledger is wrong: the audit after the rounds says so.
-	if !strings.Contains(strings.Join(c.Warnings, "\n"), "INVARIANT FAILED") {
-		t.Errorf("warnings %q, want the audit's failed invariant", c.Warnings)
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "INVARIANT FAILED") || len(c.Violations) == 0 {
+		t.Errorf("warnings %q, violations %v; want the audit's failed invariant", c.Warnings, c.Violations)
 	}
 	back, err := results.ReadRun(dir)
 	if err != nil {

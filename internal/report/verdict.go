@@ -19,6 +19,9 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 			continue
 		}
 		wl.Comparisons = append(wl.Comparisons, c)
+		for _, w := range c.Warnings {
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("at %d %s, rounds: %s", c.Level, unit, w))
+		}
 		starts := map[int]bool{}
 		for _, rd := range c.Rounds {
 			starts[rd.Start] = true

@@ -32,6 +32,9 @@ type Comparison struct {
 	Rounds []Round `json:"rounds"`
 	// Verdict is the ranking with an interval on every adjacent pair.
 	Verdict *Verdict `json:"verdict,omitempty"`
+	// Violations are the workload's invariants that failed in the audit
+	// after a start's rounds.
+	Violations []Violation `json:"violations,omitempty"`
 	// Warnings are doubts about this comparison (a thawed arm that did
 	// not settle, a start that failed).
 	Warnings []string `json:"warnings,omitempty"`
