@@ -115,6 +115,9 @@ type Run struct {
 	// Comparisons are the plan's implementations measured in
 	// interleaved rounds, one per workload and level, with the verdict.
 	Comparisons []*Comparison `json:"comparisons,omitempty"`
+	// Capacities are each arm's capacity at the plan's objective (slo),
+	// one per arm and workload, with every probe of its search.
+	Capacities []*Capacity `json:"capacities,omitempty"`
 	// Kubernetes is the cluster a Kubernetes run used, as package k8s
 	// records it (nodes, pod placement, steps); absent for a local run.
 	Kubernetes json.RawMessage `json:"kubernetes,omitempty"`
