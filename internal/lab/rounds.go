@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
 )
@@ -92,6 +94,7 @@ func (x *execution) allPrecise() bool {
 // time its rounds took.
 func (x *execution) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, rng *rand.Rand) time.Duration {
 	p := x.plan
+	began := time.Now()
 	var lives []*live
 	defer func() {
 		for _, l := range lives {
@@ -175,7 +178,8 @@ func (x *execution) interleavedStart(ctx context.Context, trial int, arms []plan
 				x.warn("%s at %d: no rounds: %v", w.Name, lv, err)
 				continue
 			}
-			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), rng)
+			startCost := time.Since(began) - spent
+			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), startCost, rng)
 		}
 	}
 	for _, l := range lives {
@@ -219,14 +223,20 @@ func (x *execution) resetForRounds(ctx context.Context, w plan.Workload, ls []*l
 }
 
 // rounds measures ls in rounds at level until each adjacent pair is
-// precise within this start (half the plan's precision), or budget is
-// spent, after at least plan.MinRounds; it returns the time taken. The
+// precise within this start (half the plan's precision), or this start
+// has the rounds the cheapest plan asks of it (roundsWanted), or budget
+// is spent, after at least plan.MinRounds; it returns the time taken.
+// startCost is what this start cost before its rounds (starting and
+// warming every arm), the price of the next start in that plan. The
 // database's invariants are audited after the last round.
-func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*live, w plan.Workload, level, trial int, budget time.Duration, rng *rand.Rand) time.Duration {
+func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*live, w plan.Workload, level, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
 	began := time.Now()
 	for r := 1; ctx.Err() == nil; r++ {
-		if r > plan.MinRounds && (time.Since(began) >= budget || startPrecise(c, trial, c.Precision/2)) {
-			break
+		if r > plan.MinRounds {
+			roundCost := time.Since(began) / time.Duration(r-1)
+			if time.Since(began) >= budget || startPrecise(c, trial, c.Precision/2) || r > roundsWanted(c, x.plan, startCost, roundCost) {
+				break
+			}
 		}
 		round := results.Round{Start: trial, Index: r}
 		for _, i := range rng.Perm(len(ls)) {
@@ -330,6 +340,30 @@ func describeRound(r results.Round, model string) string {
 		parts = append(parts, v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// roundsWanted is how many rounds a start should have, by the cheapest
+// plan (stats.RoundRatio.Plan) that would bring every adjacent pair
+// within the plan's precision, given the variances the rounds so far
+// show and what a start and a round cost here: rounds are cheap but
+// only starts narrow t and average the starts' own differences, so a
+// start whose rounds are noisy stops after the share of rounds the plan
+// gives it, and the next start begins. A pair no plan within trials_max
+// can resolve asks for no rounds beyond the minimum; without a verdict
+// yet it is unbounded (the budget and precision decide).
+func roundsWanted(c *results.Comparison, p *plan.Plan, startCost, roundCost time.Duration) int {
+	v := judge(c, p)
+	if v == nil || len(v.Pairs) == 0 {
+		return math.MaxInt
+	}
+	want := plan.MinRounds
+	for _, pr := range v.Pairs {
+		rr := stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD}
+		if _, n, ok := rr.Plan(c.Precision, startCost.Seconds(), roundCost.Seconds(), plan.MinRounds, p.MaxStarts()); ok {
+			want = max(want, n)
+		}
+	}
+	return want
 }
 
 // startPrecise reports whether, on start's rounds alone, every adjacent

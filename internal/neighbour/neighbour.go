@@ -1,8 +1,9 @@
 // Package neighbour is a noisy neighbour for testing how showdown measures
 // on a disturbed machine: a child process pinned to given CPUs that
-// switches at random between hogging them (a CPU and memory-bandwidth
-// loop over a buffer larger than the caches) and sleeping, and that ends
-// by itself at its deadline or when its parent dies.
+// hogs them (a CPU and memory-bandwidth loop over a buffer larger than
+// the caches) for a share of every 10 ms that drifts at random between 0
+// and 100% over seconds, as a shared host's load does, and that ends by
+// itself at its deadline or when its parent dies.
 //
 // The child is this same executable started again with the options in
 // an environment variable; the package's init runs it there, so any
@@ -28,16 +29,27 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultDuty is the share of time the neighbour is busy.
+	// DefaultDuty is the neighbour's mean intensity: the share of time
+	// it is busy, averaged over its drift.
 	DefaultDuty = 0.5
-	// DefaultMinPeriod and DefaultMaxPeriod bound one busy stretch, drawn
-	// uniformly between them (idle ones scaled by the duty): from a
-	// fraction of a round to longer than a 6 s level, so rounds and whole
-	// levels alike catch a random share of it. Five sequential 6 s starts
-	// of go-stdlib varied by 4.1% with these, 5.1% with 0.1-1.5 s
-	// stretches, 0.6% without a neighbour (bench/README.md).
-	DefaultMinPeriod = 500 * time.Millisecond
-	DefaultMaxPeriod = 8 * time.Second
+	// DefaultMinPeriod and DefaultMaxPeriod bound the time between two
+	// turns of its intensity, drawn uniformly between them. The intensity
+	// (the busy share of each Slice) moves in a straight line from one
+	// turn to the next, to a fresh random value, so the machine drifts:
+	// slowly within a round, a long way over a level or a start. That is
+	// the disturbance interleaved rounds are meant to cancel and
+	// sequential starts cannot: five sequential 6 s starts of go-stdlib
+	// vary by a CV of 20% or more under it (bench/README.md). On/off
+	// stretches were tried first: of 0.5-8 s they gave those starts a CV
+	// of only 4.1%, while of 1-30 s (CV 23-28%) every round whose arms
+	// straddled a switch moved the round's ratio by up to half, a
+	// disturbance no method cancels and no machine shows.
+	DefaultMinPeriod = 5 * time.Second
+	DefaultMaxPeriod = 20 * time.Second
+	// Slice is the unit of its duty cycle: busy for intensity × Slice,
+	// then asleep for the rest, so every arm measured at one intensity
+	// shares its CPU alike.
+	Slice = 10 * time.Millisecond
 	// DefaultMax ends a neighbour whoever forgets to stop it.
 	DefaultMax = time.Hour
 	// DefaultMemoryBytes is each busy thread's buffer: past the last-level
@@ -52,10 +64,11 @@ const envVar = "SHOWDOWN_NEIGHBOUR"
 type Options struct {
 	// CPUs are the CPUs it hogs, one thread each.
 	CPUs []int `json:"cpus"`
-	// Duty is the busy share of its time (0 < Duty <= 1).
+	// Duty is its mean busy share (0 < Duty <= 1): each turn's
+	// intensity is drawn uniformly from [0, 2·Duty] (within [0, 1]).
 	Duty float64 `json:"duty"`
-	// MinPeriod and MaxPeriod bound a busy stretch; idle stretches are
-	// scaled so the busy share is Duty.
+	// MinPeriod and MaxPeriod bound the time between two turns of its
+	// intensity.
 	MinPeriod time.Duration `json:"min_period"`
 	MaxPeriod time.Duration `json:"max_period"`
 	// Max is how long it runs at most.
@@ -178,7 +191,8 @@ func run(o Options) {
 	wg.Wait()
 }
 
-// hog pins its thread to cpu and alternates busy and idle stretches.
+// hog pins its thread to cpu and works for a drifting share of every
+// Slice: the intensity moves linearly between random turns.
 func hog(cpu int, o Options, seed uint64, deadline time.Time, stop *atomic.Bool) {
 	runtime.LockOSThread()
 	var set unix.CPUSet
@@ -187,21 +201,35 @@ func hog(cpu int, o Options, seed uint64, deadline time.Time, stop *atomic.Bool)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	buf := make([]uint64, o.MemoryBytes/8)
 	var x uint64 = seed | 1
+	draw := func() float64 { return min(1, 2*o.Duty*rng.Float64()) }
+	from, to := draw(), draw()
+	turnAt := time.Now()
+	span := o.period(rng)
 	for !stop.Load() && time.Now().Before(deadline) {
-		busy := o.MinPeriod + time.Duration(rng.Int64N(int64(o.MaxPeriod-o.MinPeriod)+1))
-		end := time.Now().Add(busy)
-		for time.Now().Before(end) && !stop.Load() {
+		now := time.Now()
+		if now.Sub(turnAt) >= span {
+			from, to, turnAt, span = to, draw(), now, o.period(rng)
+		}
+		level := from + (to-from)*float64(now.Sub(turnAt))/float64(span)
+		end := now.Add(time.Duration(level * float64(Slice)))
+		for time.Now().Before(end) {
 			// A cache line per write, across the whole buffer.
-			for i := 0; i < 1<<14; i++ {
+			for i := 0; i < 1<<10; i++ {
 				j := (x >> 7) % uint64(len(buf))
 				buf[j] += x
 				x = x*6364136223846793005 + 1442695040888963407
 			}
 		}
-		idle := time.Duration(float64(busy) * (1 - o.Duty) / o.Duty * (0.5 + rng.Float64()))
-		time.Sleep(idle)
+		if rest := Slice - time.Since(now); rest > 0 {
+			time.Sleep(rest)
+		}
 	}
 	sink.Store(x)
+}
+
+// period draws the time to the next turn of the intensity.
+func (o Options) period(rng *rand.Rand) time.Duration {
+	return o.MinPeriod + time.Duration(rng.Int64N(int64(o.MaxPeriod-o.MinPeriod)+1))
 }
 
 var sink atomic.Uint64

@@ -124,3 +124,48 @@ func TestRoundRatioNeed(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundRatioPlan checks the cheapest plan: it reaches the half-width,
+// no other start count within the bound is cheaper, and dear starts buy
+// rounds instead.
+func TestRoundRatioPlan(t *testing.T) {
+	cases := []struct {
+		name                 string
+		between, within      float64
+		startCost, roundCost float64
+	}{
+		{"noisy rounds, cheap starts", 0, 0.093, 40, 6},
+		{"noisy rounds, dear starts", 0, 0.093, 600, 6},
+		{"start effect", 0.02, 0.04, 100, 18},
+	}
+	for _, c := range cases {
+		r := RoundRatio{BetweenSD: c.between, WithinSD: c.within}
+		s, n, ok := r.Plan(0.03, c.startCost, c.roundCost, 5, 20)
+		if !ok {
+			t.Fatalf("%s: no plan", c.name)
+		}
+		reach := func(s, n int) bool {
+			h := tQuantile975(s-1) * math.Sqrt((c.between*c.between+c.within*c.within/float64(n))/float64(s))
+			return math.Expm1(h) <= 0.03+1e-9
+		}
+		if !reach(s, n) {
+			t.Errorf("%s: %d starts of %d rounds do not reach ±3%%", c.name, s, n)
+		}
+		cost := float64(s) * (c.startCost + float64(n)*c.roundCost)
+		for s2 := 2; s2 <= 20; s2++ {
+			for n2 := 5; n2 <= 2000; n2++ {
+				if reach(s2, n2) {
+					if c2 := float64(s2) * (c.startCost + float64(n2)*c.roundCost); c2 < cost-1e-9 {
+						t.Errorf("%s: %d starts of %d rounds cost %.0f, cheaper than the plan's %d of %d (%.0f)", c.name, s2, n2, c2, s, n, cost)
+					}
+					break
+				}
+			}
+		}
+	}
+	cheap, _, _ := RoundRatio{WithinSD: 0.093}.Plan(0.03, 40, 6, 5, 20)
+	dear, _, _ := RoundRatio{WithinSD: 0.093}.Plan(0.03, 600, 6, 5, 20)
+	if dear >= cheap {
+		t.Errorf("dear starts gave %d starts, cheap ones %d: dear starts should buy rounds instead", dear, cheap)
+	}
+}
