@@ -208,6 +208,7 @@ func (p *Plan) applyDefaults() {
 		}
 		p.Placement = Placement{ServiceCPUs: "0", GeneratorCPUs: rest, DatabaseCPUs: rest}
 	}
+	p.applyCapacityDefaults()
 	// Last: whether the plan interleaves depends on the defaults above.
 	p.applyRoundDefaults()
 	if p.Trials == 0 {

@@ -89,6 +89,14 @@ type Plan struct {
 	// syntax of `showdown attack --fail-if` (load.ThresholdSyntax): any
 	// crossed one makes `showdown run` exit 3.
 	FailIf []string `yaml:"fail_if" json:"fail_if,omitempty"`
+	// SLO is the latency objective: with it the lab finds each arm's
+	// capacity (the highest open-model rate meeting it) instead of
+	// measuring levels, and the report's acceptable latency is it.
+	SLO *SLO `yaml:"slo" json:"slo,omitempty"`
+	// Capacity tunes the search of a plan with an SLO.
+	Capacity CapacitySettings `yaml:"capacity" json:"capacity,omitzero"`
+	// Sizing is a load to size each stack for from its capacity.
+	Sizing *Sizing `yaml:"sizing" json:"sizing,omitempty"`
 	// Published are the figures a source experiment reported, which the
 	// report sets beside this run's.
 	Published []Published `yaml:"published" json:"published,omitempty"`

@@ -90,10 +90,11 @@ func (p *Plan) Interleaved() (bool, string) {
 
 // MinStarts is how many fresh starts of every arm a local run measures
 // at least: the plan's trials, or DefaultInterleavedTrials when it
-// compares in interleaved rounds and names none (a Kubernetes run keeps
+// compares in interleaved rounds or finds capacities, and names none (a
+// capacity's interval is over starts; a Kubernetes run keeps
 // Trials).
 func (p *Plan) MinStarts() int {
-	if ok, _ := p.Interleaved(); ok && !p.trialsSet && !p.TrialsAuto {
+	if ok, _ := p.Interleaved(); (ok || p.SLO != nil) && !p.trialsSet && !p.TrialsAuto {
 		return max(p.Trials, DefaultInterleavedTrials)
 	}
 	return p.Trials

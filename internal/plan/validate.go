@@ -120,6 +120,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		add([]string{"trials"}, "or auto", "trials must be between 1 and 100, not %d", p.Trials)
 	}
 	p.validateRounds(add)
+	errs = append(errs, p.validateCapacity(add)...)
 	if p.TrialsAuto && p.TrialsMax > 100 {
 		add([]string{"trials_max"}, "", "trials_max must be at most 100, not %d", p.TrialsMax)
 	}
