@@ -1,6 +1,12 @@
 package results
 
-import "time"
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+)
 
 // Capacity is one arm's capacity at a plan's objective (slo) on one
 // workload: the highest open-model arrival rate at which the objective
@@ -15,6 +21,10 @@ type Capacity struct {
 	Implementation string `json:"implementation"`
 	// Cores is how many CPUs the service had (0: the plan's placement).
 	Cores int `json:"cores,omitempty"`
+	// CPUs is how much CPU the capacity was measured on: the service's
+	// CPUs (Cores, or the placement's service CPUs), or its CPU quota
+	// when lower; 0 when the service was not pinned.
+	CPUs float64 `json:"cpus,omitempty"`
 	// Objective is the plan's slo as it reads ("p99 <= 10ms, errors <= 0.1%").
 	Objective string `json:"objective"`
 	// Rate is the capacity estimate (requests per second) and Low/High
@@ -34,8 +44,108 @@ type Capacity struct {
 	// RSSBytes is the service's resident memory at the highest passing
 	// probe, for sizing.
 	RSSBytes int64 `json:"rss_bytes,omitempty"`
+	// Brackets are each start's final bracket, from which Rate, Low and
+	// High are derived (lab: the capacity interval).
+	Brackets []Bracket `json:"brackets,omitempty"`
+	// Warnings are doubts about this capacity (a probe shorter than its
+	// percentile's rule, a failed invariant after the search).
+	Warnings []string `json:"warnings,omitempty"`
+	// Violations are the workload's invariants that failed in the audit
+	// after a start's searches (every arm of the workload shares them:
+	// they wrote to one database in turn).
+	Violations []Violation `json:"violations,omitempty"`
 	// Probes in the order they ran, over every start.
 	Probes []Probe `json:"probes"`
+}
+
+// Bracket is one start's search as it ended: the highest rate that
+// passed and the lowest that failed (0: none).
+type Bracket struct {
+	Start int     `json:"start"`
+	Pass  float64 `json:"pass"`
+	Fail  float64 `json:"fail"`
+	// GeneratorLimited reports that Fail is where the generator, not
+	// the service, failed: Pass is then a lower bound.
+	GeneratorLimited bool `json:"generator_limited,omitempty"`
+	// Why is what failed at Fail.
+	Why string `json:"why,omitempty"`
+	// Stopped says why the search ended short of its resolution
+	// (max_probes, the highest rate passed); empty when it reached it.
+	Stopped string `json:"stopped,omitempty"`
+	Probes  int    `json:"probes"`
+}
+
+// Describe says a capacity in one line: "18400 req/s [18100, 18700]",
+// "at least 52000 req/s (a lower bound: generator at 91% of its CPUs)".
+func (c *Capacity) Describe() string {
+	switch {
+	case c.LowerBound:
+		return fmt.Sprintf("at least %s req/s (a lower bound: %s)", count(c.Low), c.Reason)
+	case c.Rate == 0 && c.Failed > 0:
+		return fmt.Sprintf("none: failed the objective at %s req/s, the lowest rate probed (%s)", count(c.Failed), c.FailedWhy)
+	case c.Rate == 0:
+		return "not measured"
+	}
+	return fmt.Sprintf("%s req/s [%s, %s]", count(c.Rate), count(c.Low), count(c.High))
+}
+
+// count writes a rate as the report does (human.Count above 100).
+func count(v float64) string { return fmt.Sprintf("%.0f", math.Round(v)) }
+
+// CapacityVerdict ranks the arms of one workload by capacity at the
+// objective, with every adjacent pair's ratio and its interval (Metric
+// "capacity": more is better).
+type CapacityVerdict struct {
+	Workload  string `json:"workload"`
+	Objective string `json:"objective"`
+	Verdict
+}
+
+// Lines are the printed verdict: a heading, then its statements.
+func (v *CapacityVerdict) Lines() []string {
+	head := fmt.Sprintf("VERDICT %s: capacity at %s:", v.Workload, v.Objective)
+	if len(v.Ranking) == 0 {
+		return []string{head + " no verdict: no capacity was found"}
+	}
+	out := []string{head}
+	for _, l := range v.Verdict.Lines() {
+		out = append(out, "  "+l)
+	}
+	return out
+}
+
+// Size is what one arm needs to carry a stated load at the objective.
+type Size struct {
+	Arm      string  `json:"arm"`
+	Workload string  `json:"workload"`
+	Rate     float64 `json:"rate"`
+	// Cores is rate / capacity × the CPUs the capacity was measured on
+	// (fractional below one); 0 when the capacity or its CPUs are unknown.
+	Cores float64 `json:"cores"`
+	// Instances is how many processes of the measured size carry the
+	// rate (ceil(rate / capacity)), and MemoryBytes their RSS at the
+	// highest passing probe, each.
+	Instances   int   `json:"instances"`
+	MemoryBytes int64 `json:"memory_bytes"`
+	// LowerBound reports a capacity that is a lower bound: the sizes are
+	// then upper bounds.
+	LowerBound bool `json:"lower_bound,omitempty"`
+}
+
+// SizeFor sizes c's arm for s: from the capacity interval's lower end
+// (the conservative side), the cores, instances and memory needed.
+func SizeFor(c *Capacity, s plan.Sizing) Size {
+	rate := s.RequestsPerSecond()
+	out := Size{Arm: c.Arm, Workload: c.Workload, Rate: rate, LowerBound: c.LowerBound}
+	capRate := c.Low
+	if capRate <= 0 {
+		return out
+	}
+	share := rate / capRate
+	out.Cores = share * c.CPUs
+	out.Instances = int(math.Ceil(share))
+	out.MemoryBytes = int64(out.Instances) * c.RSSBytes
+	return out
 }
 
 // Probe is one open-model run of an arm at one arrival rate, judged

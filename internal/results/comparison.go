@@ -137,8 +137,8 @@ const GeneratorBoundPercent = 80
 // Describe says one pair of a verdict: "rust-axum 2.08× go-stdlib [2.01,
 // 2.15] throughput", or that there is no significant difference.
 func (p PairRatio) Describe(metric string) string {
-	what := "throughput"
-	if metric != "throughput" {
+	what := metric
+	if metric != "throughput" && metric != "capacity" {
 		what = "lower " + metric
 	}
 	iv := fmt.Sprintf("[%.2f, %.2f]", p.Low, p.High)

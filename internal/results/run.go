@@ -118,6 +118,8 @@ type Run struct {
 	// Capacities are each arm's capacity at the plan's objective (slo),
 	// one per arm and workload, with every probe of its search.
 	Capacities []*Capacity `json:"capacities,omitempty"`
+	// CapacityVerdicts rank the arms by capacity, one per workload.
+	CapacityVerdicts []*CapacityVerdict `json:"capacity_verdicts,omitempty"`
 	// Kubernetes is the cluster a Kubernetes run used, as package k8s
 	// records it (nodes, pod placement, steps); absent for a local run.
 	Kubernetes json.RawMessage `json:"kubernetes,omitempty"`
