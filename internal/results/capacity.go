@@ -33,7 +33,8 @@ type Capacity struct {
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
 	// LowerBound marks a capacity the generator, not the service,
-	// limited: the true capacity is at least Low; Reason says why.
+	// limited: the true capacity is at least Low; Reason says why (and,
+	// with Rate 0, why there is no capacity).
 	LowerBound bool   `json:"lower_bound,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	// Failed is the lowest rate that failed the objective, and FailedWhy
@@ -79,10 +80,10 @@ type Bracket struct {
 // "at least 52000 req/s (a lower bound: generator at 91% of its CPUs)".
 func (c *Capacity) Describe() string {
 	switch {
-	case c.LowerBound:
+	case c.LowerBound && c.Low > 0:
 		return fmt.Sprintf("at least %s req/s (a lower bound: %s)", count(c.Low), c.Reason)
-	case c.Rate == 0 && c.Failed > 0:
-		return fmt.Sprintf("none: failed the objective at %s req/s, the lowest rate probed (%s)", count(c.Failed), c.FailedWhy)
+	case c.Rate == 0 && c.Reason != "":
+		return "none: " + c.Reason
 	case c.Rate == 0:
 		return "not measured"
 	}
@@ -99,6 +100,9 @@ type CapacityVerdict struct {
 	Workload  string `json:"workload"`
 	Objective string `json:"objective"`
 	Verdict
+	// LowerBounds say which capacities, and so which ratios, are only
+	// lower bounds, and why.
+	LowerBounds []string `json:"lower_bounds,omitempty"`
 }
 
 // Lines are the printed verdict: a heading, then its statements.
@@ -108,7 +112,7 @@ func (v *CapacityVerdict) Lines() []string {
 		return []string{head + " no verdict: no capacity was found"}
 	}
 	out := []string{head}
-	for _, l := range v.Verdict.Lines() {
+	for _, l := range append(v.Verdict.Lines(), v.LowerBounds...) {
 		out = append(out, "  "+l)
 	}
 	return out
