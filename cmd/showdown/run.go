@@ -128,5 +128,8 @@ func problems(r *results.Run) int {
 	for _, c := range r.Comparisons {
 		n += len(c.Violations)
 	}
+	for _, c := range r.Capacities {
+		n += len(c.Violations)
+	}
 	return n
 }

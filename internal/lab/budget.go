@@ -25,7 +25,7 @@ func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
 	if err != nil {
 		return err
 	}
-	if ok, _ := p.Interleaved(); ok {
+	if armsAlive(p) {
 		return nil
 	}
 	for _, pool := range pools {

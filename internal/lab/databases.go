@@ -29,8 +29,9 @@ func (x *execution) startDatabases(ctx context.Context) error {
 		info.SKURows = p.Database.SKURows
 	}
 	maxConns := p.Database.MaxConnections
-	if ok, _ := p.Interleaved(); ok && len(engines) > 0 {
-		// Every arm is alive at once in interleaved rounds, each with its
+	if armsAlive(p) && len(engines) > 0 {
+		// Every arm is alive at once in interleaved rounds (and in a
+		// capacity search), each with its
 		// pools: the servers must admit them all, and the harness.
 		var ms []*service.Manifest
 		for _, m := range x.manifests {

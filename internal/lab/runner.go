@@ -129,7 +129,9 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 			defer n.Stop()
 		}
 	}
-	if ok, why := p.Interleaved(); ok {
+	if ok, why := p.Interleaved(); p.SLO != nil {
+		x.runCapacity(ctx)
+	} else if ok {
 		x.runInterleaved(ctx)
 	} else {
 		if len(p.Arms()) > 1 {

@@ -44,7 +44,7 @@ func setup(ctx context.Context, sc *scenario.Scenario) error {
 	return sc.RunSetup(ctx, nil)
 }
 
-func (x *execution) attacker(progress func(load.Progress)) *load.Attacker {
+func (x *execution) attacker(progress func(load.Progress), extra ...load.Option) *load.Attacker {
 	opts := []load.Option{load.Timeout(time.Duration(x.plan.Load.Timeout))}
 	if x.plan.Load.MaxInflight > 0 {
 		opts = append(opts, load.MaxInflight(x.plan.Load.MaxInflight))
@@ -52,7 +52,7 @@ func (x *execution) attacker(progress func(load.Progress)) *load.Attacker {
 	if progress != nil {
 		opts = append(opts, load.OnProgress(progress))
 	}
-	return load.NewAttacker(opts...)
+	return load.NewAttacker(append(opts, extra...)...)
 }
 
 // model is the load of one level lasting d.

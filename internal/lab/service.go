@@ -95,6 +95,9 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: w.Name,
 			Database: m.Setting.Label, Trial: s.Trial, Status: results.OK, Dir: dir}
 		for _, lv := range p.Load.Levels {
+			if p.SLO != nil {
+				break // a capacity plan's levels are only its warm-up's load
+			}
 			sr.Levels = append(sr.Levels, &results.LevelRun{Level: lv, Status: results.Skipped,
 				Dir: filepath.Join(sr.Dir, fmt.Sprintf("level-%d", lv))})
 		}

@@ -1,0 +1,293 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
+)
+
+// Bounds of the capacity search's rates, whatever a service does.
+const (
+	// MinProbeRate is the lowest rate probed: a service failing the
+	// objective there has no capacity worth the name.
+	MinProbeRate = 1.0
+	// MaxProbeRate is the highest rate probed: beyond it the search
+	// stops with a lower bound.
+	MaxProbeRate = 2e6
+	// BracketGrowth is the factor a search with no estimate brackets by
+	// (doubling and halving); RefineGrowth the one a later start uses
+	// from the previous start's estimate.
+	BracketGrowth = 2.0
+	RefineGrowth  = 1.25
+)
+
+// search is one arm's capacity search in one start: bracket the
+// objective's edge by growing or shrinking the rate by a factor until one
+// rate passes and one fails, then bisect until the lowest failing rate
+// is within resolution of the highest passing one. A generator-limited
+// probe is a ceiling the search cannot see past: it bisects below it,
+// and the result is a lower bound.
+type search struct {
+	resolution, growth float64
+	maxProbes          int
+	// next is the rate to probe next.
+	next float64
+	// pass is the highest passing rate, fail the lowest failing one
+	// (the service's), ceiling the lowest generator-limited one; 0: none.
+	pass, fail, ceiling float64
+	failWhy, ceilWhy    string
+	probes              int
+	// stop says why the search ended without a bracket; "" otherwise.
+	stop string
+}
+
+func newSearch(start, resolution, growth float64, maxProbes int) *search {
+	return &search{next: math.Min(math.Max(start, MinProbeRate), MaxProbeRate), resolution: resolution, growth: growth, maxProbes: maxProbes}
+}
+
+// top is the lowest rate known not to pass: a failing rate or the
+// generator's ceiling, whichever is lower (0: none).
+func (s *search) top() float64 {
+	switch {
+	case s.fail == 0:
+		return s.ceiling
+	case s.ceiling == 0:
+		return s.fail
+	}
+	return math.Min(s.fail, s.ceiling)
+}
+
+// done reports whether the search is over: bracketed to the resolution,
+// or stopped.
+func (s *search) done() bool {
+	return s.stop != "" || s.reached()
+}
+
+// reached reports whether the search bracketed the edge to its
+// resolution.
+func (s *search) reached() bool {
+	t := s.top()
+	return s.pass > 0 && t > 0 && (t-s.pass)/s.pass <= s.resolution
+}
+
+// record takes the outcome of the probe at rate and sets the next rate.
+func (s *search) record(rate float64, pass, generatorLimited bool, why string) {
+	s.probes++
+	switch {
+	case generatorLimited:
+		if s.ceiling == 0 || rate < s.ceiling {
+			s.ceiling, s.ceilWhy = rate, why
+		}
+	case pass:
+		s.pass = math.Max(s.pass, rate)
+	default:
+		if s.fail == 0 || rate < s.fail {
+			s.fail, s.failWhy = rate, why
+		}
+	}
+	t := s.top()
+	switch {
+	case s.done():
+		return
+	case s.pass == 0:
+		s.next = t / s.growth
+	case t == 0:
+		s.next = s.pass * s.growth
+	default:
+		s.next = (s.pass + t) / 2
+	}
+	switch {
+	case s.next < MinProbeRate:
+		s.stop = fmt.Sprintf("failed the objective at every rate down to %.1f req/s", t)
+	case s.next > MaxProbeRate:
+		s.stop = fmt.Sprintf("passed at %.0f req/s, the search's highest rate", s.pass)
+	case s.probes >= s.maxProbes:
+		s.stop = fmt.Sprintf("stopped after %d probes (capacity.max_probes)", s.probes)
+	}
+}
+
+// bracket is the search's outcome in start.
+func (s *search) bracket(start int) results.Bracket {
+	b := results.Bracket{Start: start, Pass: s.pass, Fail: s.top(), Probes: s.probes, Why: s.failWhy}
+	if s.ceiling > 0 && (s.fail == 0 || s.ceiling < s.fail) {
+		b.GeneratorLimited, b.Why = true, s.ceilWhy
+	}
+	if !s.reached() {
+		b.Stopped = s.stop
+	}
+	return b
+}
+
+// estimate derives c's capacity and interval from its starts' brackets:
+//
+//   - Each start whose search bracketed the service's edge gives a
+//     midpoint m = (pass+fail)/2 and a half-width h = (fail-pass)/2.
+//   - The capacity is the mean of the midpoints over starts; its interval
+//     is the 95% t interval of that mean over the starts (the variance
+//     between fresh starts), widened on each side by the mean half-width
+//     (the bisection's own uncertainty). With one start it is that
+//     start's bracket [pass, fail].
+//   - A start whose edge the generator hid (a generator-limited probe
+//     below any failing rate), or whose search passed at every rate it
+//     tried, makes the capacity a lower bound: the lowest of the starts'
+//     highest passing rates, with the reason.
+//   - A start whose every probe the generator limited says nothing of the
+//     service: it is left out, and makes the capacity a lower bound (with
+//     no figure when every start was so).
+//   - A start that passed at no rate it tried gives no capacity (Rate 0),
+//     with the failing rate and why.
+func estimate(c *results.Capacity) {
+	c.Rate, c.Low, c.High, c.LowerBound, c.Reason, c.Failed, c.FailedWhy = 0, 0, 0, false, "", 0, ""
+	// The RSS at the highest passing probe, for sizing.
+	best := 0.0
+	for _, pr := range c.Probes {
+		if pr.Pass && pr.Rate >= best && pr.RSSBytes > 0 {
+			best, c.RSSBytes = pr.Rate, pr.RSSBytes
+		}
+	}
+	if len(c.Brackets) == 0 {
+		return
+	}
+	var mids, halves []float64
+	lowest := math.Inf(1)
+	failedEverywhere := ""
+	for _, b := range c.Brackets {
+		if b.Fail > 0 && !b.GeneratorLimited && (c.Failed == 0 || b.Fail < c.Failed) {
+			c.Failed, c.FailedWhy = b.Fail, b.Why
+		}
+		switch {
+		case b.Pass == 0 && b.GeneratorLimited:
+			// The generator limited every rate this start tried: it says
+			// nothing of the service, and bounds nothing.
+			if !c.LowerBound {
+				c.LowerBound, c.Reason = true, fmt.Sprintf("start %d: the generator limited every rate it tried, down to %.0f req/s (%s)", b.Start, b.Fail, b.Why)
+			}
+			continue
+		case b.Pass == 0:
+			if failedEverywhere == "" {
+				failedEverywhere = fmt.Sprintf("start %d failed the objective at every rate it tried, down to %.1f req/s (%s)", b.Start, b.Fail, firstOf(b.Why, b.Stopped))
+			}
+		case b.GeneratorLimited:
+			if !c.LowerBound || c.Reason == "" {
+				c.LowerBound, c.Reason = true, b.Why
+			}
+		case b.Fail == 0:
+			if !c.LowerBound || c.Reason == "" {
+				c.LowerBound, c.Reason = true, b.Stopped
+			}
+		default:
+			mids = append(mids, (b.Pass+b.Fail)/2)
+			halves = append(halves, (b.Fail-b.Pass)/2)
+		}
+		lowest = math.Min(lowest, b.Pass)
+	}
+	switch {
+	case failedEverywhere != "":
+		// A start found no passing rate at all: no capacity, and a lower
+		// bound means nothing.
+		c.LowerBound, c.Reason = false, failedEverywhere
+		return
+	case c.LowerBound && math.IsInf(lowest, 1):
+		// Every start was the generator's: no figure at all.
+		return
+	case c.LowerBound:
+		c.Rate, c.Low = lowest, lowest
+		return
+	}
+	iv := stats.CI95(mids)
+	h := stats.Mean(halves)
+	c.Rate = iv.Mean
+	c.Low, c.High = math.Max(iv.Low-h, 0), iv.High+h
+}
+
+// firstOf is the first of its arguments that is not empty.
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// judgeCapacity ranks the capacities of one workload and gives every
+// adjacent pair the ratio of their capacities with an interval, paired
+// by start: the log ratio of the starts' midpoints, its 95% t interval
+// over the starts, widened by both arms' relative half-brackets (with
+// one start, the brackets alone: [pass_a/fail_b, fail_a/pass_b]). Lower
+// bounds rank by their bound and their pairs say so.
+func judgeCapacity(workload, objective string, caps []*results.Capacity) *results.CapacityVerdict {
+	v := &results.CapacityVerdict{Workload: workload, Objective: objective, Verdict: results.Verdict{Metric: "capacity"}}
+	var ranked []*results.Capacity
+	for _, c := range caps {
+		if c.Rate > 0 {
+			ranked = append(ranked, c)
+		}
+		for _, p := range c.Probes {
+			v.MeasuredSeconds += p.Seconds
+		}
+		if c.LowerBound && c.Rate > 0 {
+			v.LowerBounds = append(v.LowerBounds, fmt.Sprintf("%s's capacity is a lower bound, at least %.0f req/s: %s", c.Arm, c.Low, c.Reason))
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rate > ranked[j].Rate })
+	for _, c := range ranked {
+		v.Ranking = append(v.Ranking, c.Arm)
+	}
+	for i := 0; i+1 < len(ranked); i++ {
+		a, b := ranked[i], ranked[i+1]
+		pr := capacityRatio(a, b)
+		v.Pairs = append(v.Pairs, pr)
+		if a.LowerBound || b.LowerBound {
+			v.LowerBounds = append(v.LowerBounds, fmt.Sprintf("%s against %s: a capacity is a lower bound, so the ratio is only bounded on that side", a.Arm, b.Arm))
+		}
+	}
+	return v
+}
+
+// capacityRatio is a's capacity over b's with its interval, paired by
+// start.
+func capacityRatio(a, b *results.Capacity) results.PairRatio {
+	pr := results.PairRatio{Better: a.Arm, Worse: b.Arm, Ratio: a.Rate / b.Rate}
+	ba, bb := map[int]results.Bracket{}, map[int]results.Bracket{}
+	for _, x := range a.Brackets {
+		ba[x.Start] = x
+	}
+	for _, x := range b.Brackets {
+		bb[x.Start] = x
+	}
+	var logs, widen []float64
+	var lo, hi float64
+	for start, x := range ba {
+		y, ok := bb[start]
+		if !ok || x.Pass <= 0 || y.Pass <= 0 || x.Fail <= 0 || y.Fail <= 0 {
+			continue
+		}
+		mx, my := (x.Pass+x.Fail)/2, (y.Pass+y.Fail)/2
+		logs = append(logs, math.Log(mx/my))
+		widen = append(widen, math.Log(x.Fail/x.Pass)/2+math.Log(y.Fail/y.Pass)/2)
+		lo, hi = x.Pass/y.Fail, x.Fail/y.Pass
+	}
+	pr.Starts = len(logs)
+	switch len(logs) {
+	case 0:
+		pr.Low, pr.High = pr.Ratio, pr.Ratio
+		pr.OneStart = true
+	case 1:
+		pr.Low, pr.High, pr.OneStart = lo, hi, true
+	default:
+		iv := stats.CI95(logs)
+		w := stats.Mean(widen)
+		pr.Ratio = math.Exp(iv.Mean)
+		pr.Low, pr.High = math.Exp(iv.Low-w), math.Exp(iv.High+w)
+	}
+	if pr.Ratio > 0 {
+		pr.HalfWidth = (pr.High - pr.Low) / 2 / pr.Ratio
+	}
+	pr.Significant = pr.Low > 1 || pr.High < 1
+	pr.Rounds = pr.Starts
+	return pr
+}

@@ -1,0 +1,264 @@
+package lab
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+)
+
+// runSearch drives a search against a synthetic service: pass(rate)
+// says whether the objective holds, limit(rate) whether the generator
+// limits the probe. It returns the search and the rates probed.
+func runSearch(t *testing.T, start, growth float64, pass, limit func(float64) bool) (*search, []float64) {
+	t.Helper()
+	s := newSearch(start, 0.02, growth, plan.DefaultMaxProbes)
+	var rates []float64
+	for i := 0; !s.done(); i++ {
+		if i > 100 {
+			t.Fatalf("search not done after 100 probes: %+v", s)
+		}
+		r := s.next
+		rates = append(rates, r)
+		why := ""
+		switch {
+		case limit(r):
+			why = "generator at 90% of its CPUs"
+		case !pass(r):
+			why = "p99 over its limit"
+		}
+		s.record(r, pass(r) && !limit(r), limit(r), why)
+	}
+	return s, rates
+}
+
+func never(float64) bool { return false }
+
+func TestSearchConverges(t *testing.T) {
+	tests := []struct {
+		name     string
+		edge     float64 // the service's true capacity
+		start    float64
+		growth   float64
+		maxSteps int
+	}{
+		// From below: doubles until a rate fails, then bisects.
+		{"bracket upwards", 10_000, 600, BracketGrowth, 16},
+		// From above: halves until a rate passes, then bisects.
+		{"bracket downwards", 700, 40_000, BracketGrowth, 16},
+		// A later start from the previous estimate needs fewer probes.
+		{"refine from an estimate", 10_000, 9_900, RefineGrowth, 8},
+		// The start rate is the edge itself.
+		{"start at the edge", 5_000, 5_000, BracketGrowth, 10},
+	}
+	for _, tc := range tests {
+		s, rates := runSearch(t, tc.start, tc.growth, func(r float64) bool { return r <= tc.edge }, never)
+		b := s.bracket(1)
+		if !(b.Pass <= tc.edge && tc.edge < b.Fail) {
+			t.Errorf("%s: bracket [%g, %g] does not hold the edge %g", tc.name, b.Pass, b.Fail, tc.edge)
+		}
+		if (b.Fail-b.Pass)/b.Pass > 0.02 {
+			t.Errorf("%s: bracket [%g, %g] wider than the resolution", tc.name, b.Pass, b.Fail)
+		}
+		if len(rates) > tc.maxSteps {
+			t.Errorf("%s: %d probes (%v), want at most %d", tc.name, len(rates), rates, tc.maxSteps)
+		}
+		if b.GeneratorLimited || b.Stopped != "" {
+			t.Errorf("%s: bracket %+v, want a clean one", tc.name, b)
+		}
+	}
+}
+
+func TestSearchExpandsBothWays(t *testing.T) {
+	// Upwards: every rate before the first failure is twice the last.
+	_, up := runSearch(t, 1000, BracketGrowth, func(r float64) bool { return r <= 5000 }, never)
+	if want := []float64{1000, 2000, 4000, 8000}; !prefix(up, want) {
+		t.Errorf("upwards probed %v, want it to start %v", up, want)
+	}
+	// Downwards: halves until one passes.
+	_, down := runSearch(t, 8000, BracketGrowth, func(r float64) bool { return r <= 900 }, never)
+	if want := []float64{8000, 4000, 2000, 1000, 500}; !prefix(down, want) {
+		t.Errorf("downwards probed %v, want it to start %v", down, want)
+	}
+}
+
+func prefix(got, want []float64) bool {
+	if len(got) < len(want) {
+		return false
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSearchLowerBound(t *testing.T) {
+	// The service would pass up to 50,000 req/s, the generator cannot
+	// drive more than 12,000: the search bisects under the generator's
+	// ceiling and its bracket is the generator's.
+	s, _ := runSearch(t, 3000, BracketGrowth, func(r float64) bool { return r <= 50_000 }, func(r float64) bool { return r > 12_000 })
+	b := s.bracket(1)
+	if !b.GeneratorLimited || b.Pass > 12_000 || b.Pass < 12_000/1.03 {
+		t.Errorf("bracket %+v, want generator-limited just under 12,000", b)
+	}
+	// Over starts the bound is the lowest highest-passing rate.
+	c := &results.Capacity{Brackets: []results.Bracket{b, {Start: 2, Pass: 11_000, Fail: 11_200}}}
+	estimate(c)
+	if !c.LowerBound || c.Low != 11_000 || c.Rate != c.Low || c.High != 0 || c.Reason != "generator at 90% of its CPUs" {
+		t.Errorf("capacity %+v, want a lower bound of 11,000 with its reason", c)
+	}
+
+	// A service that passes at every rate up to the search's highest is
+	// a lower bound too, and says why.
+	s, _ = runSearch(t, 1e5, BracketGrowth, func(float64) bool { return true }, never)
+	b = s.bracket(1)
+	if b.Fail != 0 || !strings.Contains(b.Stopped, "highest rate") {
+		t.Errorf("bracket %+v, want no failing rate and why", b)
+	}
+	c = &results.Capacity{Brackets: []results.Bracket{b}}
+	estimate(c)
+	if !c.LowerBound || !strings.Contains(c.Reason, "highest rate") {
+		t.Errorf("capacity %+v, want a lower bound with its reason", c)
+	}
+
+	// A service that fails everywhere has no capacity, and the rate that
+	// failed last.
+	s, _ = runSearch(t, 100, BracketGrowth, func(float64) bool { return false }, never)
+	c = &results.Capacity{Brackets: []results.Bracket{s.bracket(1)}}
+	estimate(c)
+	if c.Rate != 0 || c.LowerBound || c.Failed == 0 || c.Failed > 2*MinProbeRate || !strings.HasPrefix(c.Describe(), "none: start 1 failed the objective at every rate") {
+		t.Errorf("capacity %q %+v, want none, failed near %g", c.Describe(), c, MinProbeRate)
+	}
+}
+
+func TestSearchMaxProbes(t *testing.T) {
+	s := newSearch(1, 0.02, BracketGrowth, 3)
+	for i := 0; !s.done() && i < 10; i++ {
+		s.record(s.next, true, false, "")
+	}
+	if s.probes != 3 || !strings.Contains(s.stop, "max_probes") {
+		t.Errorf("%d probes, stop %q; want 3 and max_probes named", s.probes, s.stop)
+	}
+}
+
+func TestEstimateInterval(t *testing.T) {
+	// Two starts, brackets [990, 1010] and [1090, 1110]: midpoints 1000
+	// and 1100, half-width 10 each. The mean is 1050; the t interval of
+	// two values is 1050 ± 12.706 × 70.71 / √2 = ± 635.3, widened by 10.
+	c := &results.Capacity{Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010}, {Start: 2, Pass: 1090, Fail: 1110}}}
+	estimate(c)
+	h := 12.706*math.Sqrt(2*50*50)/math.Sqrt(2) + 10
+	if math.Abs(c.Rate-1050) > 1e-9 || math.Abs(c.Low-(1050-h)) > 1e-6 || math.Abs(c.High-(1050+h)) > 1e-6 {
+		t.Errorf("capacity %g [%g, %g], want 1050 [%g, %g]", c.Rate, c.Low, c.High, 1050-h, 1050+h)
+	}
+	if c.Failed != 1010 || c.LowerBound {
+		t.Errorf("failed %g, lower bound %v; want 1010, false", c.Failed, c.LowerBound)
+	}
+	// One start: the bracket itself.
+	c = &results.Capacity{Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010, Why: "p99 12 ms > 10 ms"}}}
+	estimate(c)
+	if c.Rate != 1000 || c.Low != 990 || c.High != 1010 || c.FailedWhy != "p99 12 ms > 10 ms" {
+		t.Errorf("one start: %+v, want 1000 [990, 1010] and why it failed", c)
+	}
+	// A start whose every rate the generator limited is left out, and
+	// makes the capacity a lower bound; with every start so, no figure.
+	c = &results.Capacity{Brackets: []results.Bracket{{Start: 1, Fail: 1000, GeneratorLimited: true, Why: "generator late"}, {Start: 2, Pass: 990, Fail: 1010}}}
+	estimate(c)
+	if !c.LowerBound || c.Rate != 990 || !strings.Contains(c.Reason, "start 1: the generator limited every rate") {
+		t.Errorf("one start the generator's: %+v, want a lower bound of 990 saying why", c)
+	}
+	c = &results.Capacity{Brackets: []results.Bracket{{Start: 1, Fail: 1000, GeneratorLimited: true, Why: "generator late"}}}
+	estimate(c)
+	if c.Rate != 0 || !strings.HasPrefix(c.Describe(), "none: start 1: the generator limited every rate") {
+		t.Errorf("every start the generator's: %q", c.Describe())
+	}
+	// The RSS for sizing is the highest passing probe's.
+	c.Probes = []results.Probe{{Rate: 500, Pass: true, RSSBytes: 10}, {Rate: 990, Pass: true, RSSBytes: 30}, {Rate: 1010, RSSBytes: 40}}
+	estimate(c)
+	if c.RSSBytes != 30 {
+		t.Errorf("RSS %d, want the highest passing probe's 30", c.RSSBytes)
+	}
+}
+
+func TestJudgeCapacity(t *testing.T) {
+	fast := &results.Capacity{Arm: "fast", Brackets: []results.Bracket{{Start: 1, Pass: 1980, Fail: 2020}, {Start: 2, Pass: 2180, Fail: 2220}}}
+	slow := &results.Capacity{Arm: "slow", Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010}, {Start: 2, Pass: 1090, Fail: 1110}}}
+	estimate(fast)
+	estimate(slow)
+	v := judgeCapacity("string", "p99 ≤ 10ms, errors ≤ 0.1%", []*results.Capacity{slow, fast})
+	if len(v.Ranking) != 2 || v.Ranking[0] != "fast" || len(v.Pairs) != 1 {
+		t.Fatalf("verdict %+v, want fast before slow", v)
+	}
+	pr := v.Pairs[0]
+	// Paired by start the ratio is 2 in both: the interval is only the
+	// brackets' widening, half of each arm's log bracket, averaged over
+	// the starts.
+	w := (math.Log(2020.0/1980)/2 + math.Log(1010.0/990)/2 + math.Log(2220.0/2180)/2 + math.Log(1110.0/1090)/2) / 2
+	if math.Abs(pr.Ratio-2) > 1e-9 || math.Abs(pr.Low-2*math.Exp(-w)) > 1e-9 || math.Abs(pr.High-2*math.Exp(w)) > 1e-9 || !pr.Significant || pr.Starts != 2 {
+		t.Errorf("pair %+v, want 2 [%g, %g] over 2 starts", pr, 2*math.Exp(-w), 2*math.Exp(w))
+	}
+	lines := strings.Join((&results.CapacityVerdict{Workload: "string", Objective: "p99 ≤ 10ms", Verdict: v.Verdict}).Lines(), "\n")
+	if !strings.Contains(lines, "fast 2.00× slow") || !strings.Contains(lines, "capacity") {
+		t.Errorf("verdict lines:\n%s", lines)
+	}
+	// A lower bound is named, with its reason, and so is its pair.
+	bound := &results.Capacity{Arm: "bound", Brackets: []results.Bracket{{Start: 1, Pass: 5000, Fail: 5100, GeneratorLimited: true, Why: "generator at 90% of its CPUs"}}}
+	estimate(bound)
+	lb := strings.Join(judgeCapacity("string", "p99 ≤ 10ms", []*results.Capacity{fast, bound}).LowerBounds, "\n")
+	if !strings.Contains(lb, "bound's capacity is a lower bound, at least 5000 req/s: generator at 90%") || !strings.Contains(lb, "bound against fast") {
+		t.Errorf("lower bounds %q", lb)
+	}
+	// With one start, the interval is the brackets' extremes.
+	one := capacityRatio(&results.Capacity{Arm: "a", Rate: 2000, Brackets: []results.Bracket{{Start: 1, Pass: 1980, Fail: 2020}}},
+		&results.Capacity{Arm: "b", Rate: 1000, Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010}}})
+	if one.Low != 1980.0/1010 || one.High != 2020.0/990 || !one.OneStart {
+		t.Errorf("one start: %+v, want [%g, %g]", one, 1980.0/1010, 2020.0/990)
+	}
+}
+
+func TestJudgeProbe(t *testing.T) {
+	slo := plan.SLO{Percentiles: []plan.PercentileLimit{{Q: 99, Limit: plan.Duration(10 * time.Millisecond)}, {Q: 99.9, Limit: plan.Duration(50 * time.Millisecond)}}, Errors: 0.001}
+	at := func(p99, p999 float64) func(float64) float64 {
+		return func(q float64) float64 {
+			if q == 99 {
+				return p99
+			}
+			return p999
+		}
+	}
+	tests := []struct {
+		name             string
+		pr               results.Probe
+		latency, service func(float64) float64
+		pass, limited    bool
+		why              []string
+	}{
+		// Within every limit.
+		{"pass", results.Probe{ErrorRate: 0.0005, GeneratorCPU: 40}, at(4, 20), at(3, 15), true, false, nil},
+		// One percentile over, and errors over: both named.
+		{"fail", results.Probe{ErrorRate: 0.004, GeneratorCPU: 40}, at(14, 20), at(13, 15), false, false, []string{"p99 14", "> 10", "errors 0.4% > 0.1%"}},
+		// The generator at 85% of its CPUs: its probe, not the service's.
+		{"generator busy", results.Probe{GeneratorCPU: 85}, at(4, 20), at(3, 15), false, true, []string{"generator at 85%"}},
+		// Late sends made the latency while the service met its limits.
+		{"generator late", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(12, 20), at(3, 15), false, true, []string{"generator late", "3", "> 1"}},
+		// Late sends while the service itself missed: the service's failure.
+		{"late but the service failed", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(30, 90), at(25, 80), false, false, []string{"p99 30", "p99.9 90"}},
+	}
+	for _, tc := range tests {
+		pr := tc.pr
+		judgeProbe(&pr, slo, tc.latency, tc.service)
+		if pr.Pass != tc.pass || pr.GeneratorLimited != tc.limited {
+			t.Errorf("%s: pass %v limited %v (%s), want %v %v", tc.name, pr.Pass, pr.GeneratorLimited, pr.Why, tc.pass, tc.limited)
+		}
+		for _, w := range tc.why {
+			if !strings.Contains(pr.Why, w) {
+				t.Errorf("%s: why %q lacks %q", tc.name, pr.Why, w)
+			}
+		}
+	}
+}

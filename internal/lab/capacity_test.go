@@ -1,0 +1,116 @@
+package lab
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/service"
+)
+
+// TestRunCapacity runs plans/smoke-capacity.yaml: go-stdlib's capacity
+// on string searched for real, on a tiny budget (a loose objective, 20%
+// resolution, short probes) over two fresh starts: every probe is recorded with its figures, each start
+// ends in a bracket (or a lower bound, which says why: on a busy machine
+// the generator may be the limit), the second start begins where the
+// first passed, the capacity's interval holds its estimate, run.json
+// keeps it all, and nothing is left running.
+func TestRunCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds go-stdlib and searches its capacity")
+	}
+	root, err := service.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.LoadPlan(filepath.Join(root, "plans", "smoke-capacity.yaml"), catalogOf(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Progress: testWriter{t}, Command: "showdown run plans/smoke-capacity.yaml", NoiseSeconds: -1}
+	dir, rec, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDescendants(t)
+	if len(rec.Services) != 2 {
+		t.Fatalf("%d service records, want one per start", len(rec.Services))
+	}
+	for _, sr := range rec.Services {
+		if sr.Status != results.OK || len(sr.Levels) != 0 || sr.Warmup == nil {
+			t.Errorf("start %d: %s %s, %d levels, warm-up %v; want OK, warmed, no levels", sr.Trial, sr.Status, sr.Reason, len(sr.Levels), sr.Warmup)
+		}
+	}
+	if len(rec.Capacities) != 1 {
+		t.Fatalf("%d capacities, want 1", len(rec.Capacities))
+	}
+	c := rec.Capacities[0]
+	if c.Arm != "go-stdlib" || c.Workload != "string" || c.Objective != "p90 ≤ 20ms, errors ≤ 1%" || c.CPUs != 1 {
+		t.Errorf("capacity of %s on %s at %q on %g CPUs", c.Arm, c.Workload, c.Objective, c.CPUs)
+	}
+	if len(c.Brackets) != 2 || len(c.Probes) < 4 {
+		t.Fatalf("%d brackets, %d probes; want 2 and at least 4", len(c.Brackets), len(c.Probes))
+	}
+	for _, pr := range c.Probes {
+		if pr.Rate <= 0 || pr.Seconds < 0.4 || pr.Samples == 0 || pr.P50Ms <= 0 || pr.P99Ms < pr.P50Ms || pr.ServiceCPU <= 0 || pr.GeneratorCPU <= 0 || pr.RSSBytes == 0 {
+			t.Errorf("start %d probe at %.0f: %+v; want every figure measured", pr.Start, pr.Rate, pr)
+		}
+		if pr.Pass == (pr.Why != "") {
+			t.Errorf("probe at %.0f: pass %v, why %q", pr.Rate, pr.Pass, pr.Why)
+		}
+	}
+	first := c.Brackets[0]
+	if first.Pass > 0 {
+		for _, pr := range c.Probes {
+			if pr.Start == 2 {
+				if pr.Rate != first.Pass {
+					t.Errorf("start 2 began at %.0f, want start 1's highest pass %.0f", pr.Rate, first.Pass)
+				}
+				break
+			}
+		}
+	}
+	// On a busy machine the generator may limit the search, or stall
+	// enough that no rate passes: every outcome names its reason.
+	switch {
+	case c.Rate == 0:
+		if c.Reason == "" {
+			t.Errorf("no capacity and no reason: %+v", c)
+		}
+		t.Logf("no capacity on this machine now: %s", c.Describe())
+	case c.LowerBound:
+		if c.Reason == "" || c.Low <= 0 {
+			t.Errorf("lower bound %g without a reason", c.Low)
+		}
+		t.Logf("capacity is a lower bound on this machine now: %s", c.Describe())
+	default:
+		if !(c.Low <= c.Rate && c.Rate <= c.High) || c.Failed <= 0 || c.FailedWhy == "" || c.RSSBytes == 0 {
+			t.Errorf("capacity %s, failed at %g (%s), RSS %d", c.Describe(), c.Failed, c.FailedWhy, c.RSSBytes)
+		}
+		for _, b := range c.Brackets {
+			if b.Stopped == "" && (b.Fail-b.Pass)/b.Pass > 0.2 {
+				t.Errorf("start %d bracket [%g, %g] wider than the resolution", b.Start, b.Pass, b.Fail)
+			}
+		}
+	}
+	if len(rec.CapacityVerdicts) != 1 {
+		t.Fatalf("%d capacity verdicts, want 1", len(rec.CapacityVerdicts))
+	}
+	want := "only go-stdlib was measured"
+	if c.Rate == 0 {
+		want = "no verdict: no capacity was found"
+	}
+	if lines := strings.Join(rec.CapacityVerdicts[0].Lines(), "\n"); !strings.Contains(lines, want) {
+		t.Errorf("capacity verdict %q lacks %q", lines, want)
+	}
+	back, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Capacities) != 1 || len(back.Capacities[0].Probes) != len(c.Probes) || back.Plan.SLO == nil || back.Plan.SLO.String() != c.Objective {
+		t.Errorf("run.json does not keep the capacity and its objective")
+	}
+}
