@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,7 +41,14 @@ func runReport(st *state, args []string) error {
 	if *p99 <= 0 || *errPct < 0 || *errPct > 100 {
 		return usageError{err: fmt.Errorf("--acceptable-p99 must be positive and --acceptable-errors within 0-100"), hint: "--acceptable-p99 250ms --acceptable-errors 0.1"}
 	}
-	opts := []report.Option{report.WithAcceptable(float64(*p99)/1e6, *errPct)}
+	// The acceptable latency given on the command line wins over a
+	// plan's objective (slo), which otherwise is what the headline uses.
+	var opts []report.Option
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "acceptable-p99" || f.Name == "acceptable-errors" {
+			opts = []report.Option{report.WithAcceptable(float64(*p99)/1e6, *errPct)}
+		}
+	})
 	if *out != "" && *format == "" {
 		return usageError{err: fmt.Errorf("--out needs --format"), hint: "showdown report --format html --out report.html RESULTS"}
 	}

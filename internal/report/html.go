@@ -28,6 +28,9 @@ type Option func(*options)
 type options struct {
 	p99Ms        float64
 	errorPercent float64
+	// acceptableSet is whether WithAcceptable was given; otherwise a
+	// plan's objective (slo) is what is acceptable.
+	acceptableSet bool
 }
 
 func newOptions(opts []Option) options {
@@ -43,6 +46,7 @@ func newOptions(opts []Option) options {
 // (DefaultAcceptableP99Ms, DefaultAcceptableErrorPercent).
 func WithAcceptable(p99Ms, errorPercent float64) Option {
 	return func(o *options) {
+		o.acceptableSet = true
 		if p99Ms > 0 {
 			o.p99Ms = p99Ms
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -153,8 +154,15 @@ type Workload struct {
 	VerdictHeadline string `json:"verdict_headline,omitempty"`
 	// Comparisons are the run's interleaved comparisons of this workload.
 	Comparisons []*results.Comparison `json:"-"`
-	Cells       []*CellSummary        `json:"cells"`
-	Warnings    []string              `json:"warnings,omitempty"`
+	// Capacities are each implementation's capacity at the plan's
+	// objective, and Sizing what each needs for the plan's sizing load.
+	Capacities []CapacityRow `json:"capacities,omitempty"`
+	Sizing     []SizingRow   `json:"sizing,omitempty"`
+	// CapacityFound is whether some implementation met the objective:
+	// the headline then names a capacity.
+	CapacityFound bool           `json:"-"`
+	Cells         []*CellSummary `json:"cells"`
+	Warnings      []string       `json:"warnings,omitempty"`
 }
 
 // Summary is everything the tables say about a run: the content of the
@@ -190,6 +198,8 @@ type Summary struct {
 	Published []PublishedRow `json:"published,omitempty"`
 	// Thresholds are the plan's fail_if verdicts, one per level checked.
 	Thresholds []ThresholdRow `json:"thresholds,omitempty"`
+	// SizingLoad is the plan's sizing load in words.
+	SizingLoad string `json:"sizing_load,omitempty"`
 }
 
 // ThresholdRow is one fail_if threshold checked on one level.
@@ -254,11 +264,28 @@ type Failure struct {
 	Checks []string `json:"failed_checks,omitempty"`
 }
 
+// applyObjective makes a plan's objective (slo) the acceptable latency,
+// unless WithAcceptable said otherwise: its p99 limit (or its highest
+// percentile's when it has no p99) and its error rate.
+func applyObjective(o *options, p *plan.Plan) {
+	slo := p.SLO
+	if slo == nil || o.acceptableSet || len(slo.Percentiles) == 0 {
+		return
+	}
+	limit, ok := slo.Limit(99)
+	if !ok {
+		limit = time.Duration(slo.Percentiles[len(slo.Percentiles)-1].Limit)
+	}
+	o.p99Ms = float64(limit) / 1e6
+	o.errorPercent = 100 * float64(slo.Errors)
+}
+
 // Summarize computes the summary of loaded results.
 func Summarize(res *Results, opts ...Option) *Summary {
 	o := newOptions(opts)
 	r := res.Run
 	p := r.Plan
+	applyObjective(&o, p)
 	s := &Summary{Name: p.Name, Description: p.Description, Kind: res.Kind, Model: p.Load.Model, Trials: p.Trials,
 		Start: r.Start, End: r.End, Command: r.Command, Interrupted: r.Interrupted}
 	s.LevelUnit = levelUnit(p.Load.Model)
@@ -385,6 +412,9 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			wl.Verdicts = nil
 		}
 		applyComparisons(r, byWorkload, s.LevelUnit)
+	}
+	if len(r.Capacities) > 0 {
+		applyCapacities(r, byWorkload, s)
 	}
 	s.Published = published(p, byWorkload)
 	return s

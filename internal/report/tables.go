@@ -190,24 +190,28 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))
-		for _, c := range cols {
-			fmt.Fprintf(w, " %s |", metric(c.key).Title)
-		}
-		fmt.Fprintf(w, "\n|---|--:|%s\n", strings.Repeat("--:|", len(cols)))
-		for _, c := range wl.Cells {
-			fmt.Fprintf(w, "| %s | %d |", c.Implementation, c.Level)
-			if c.Trials == 0 {
-				fmt.Fprintf(w, " not measured |%s\n", strings.Repeat(" |", len(cols)-1))
-				continue
+		writeCapacity(w, s, wl)
+		// A capacity run measures no levels: its table is the capacities'.
+		if len(wl.Cells) > 0 || len(wl.Capacities) == 0 {
+			fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))
+			for _, c := range cols {
+				fmt.Fprintf(w, " %s |", metric(c.key).Title)
 			}
-			for _, col := range cols {
-				fmt.Fprintf(w, " %s |", cellText(c, col))
+			fmt.Fprintf(w, "\n|---|--:|%s\n", strings.Repeat("--:|", len(cols)))
+			for _, c := range wl.Cells {
+				fmt.Fprintf(w, "| %s | %d |", c.Implementation, c.Level)
+				if c.Trials == 0 {
+					fmt.Fprintf(w, " not measured |%s\n", strings.Repeat(" |", len(cols)-1))
+					continue
+				}
+				for _, col := range cols {
+					fmt.Fprintf(w, " %s |", cellText(c, col))
+				}
+				fmt.Fprintln(w)
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
-		if s.Trials > 1 {
+		if s.Trials > 1 && (len(wl.Cells) > 0 || len(wl.Capacities) == 0) {
 			fmt.Fprintf(w, "Median of %d trials; (min–max) for median, p99, throughput, CPU and RSS.\n\n", s.Trials)
 		}
 		writeStepTable(w, res, wl)

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/results"
+)
+
+// CapacityRow is one arm's capacity at the plan's objective on one
+// workload, as the capacity table shows it.
+type CapacityRow struct {
+	Implementation string `json:"implementation"`
+	// Capacity says the rate and its interval, or the lower bound and
+	// why ("18400 req/s [18100, 18700]").
+	Capacity string  `json:"capacity"`
+	Rate     float64 `json:"rate"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+	// PerCPU is the capacity per CPU of the service (0: not pinned).
+	PerCPU     float64 `json:"per_cpu,omitempty"`
+	LowerBound bool    `json:"lower_bound,omitempty"`
+	// Failed is the lowest failing rate and FailedWhy what failed there.
+	Failed    float64 `json:"failed,omitempty"`
+	FailedWhy string  `json:"failed_why,omitempty"`
+	// Starts and Probes count the searches behind it.
+	Starts   int   `json:"starts"`
+	Probes   int   `json:"probes"`
+	RSSBytes int64 `json:"rss_bytes,omitempty"`
+}
+
+// SizingRow is what one arm needs for the plan's sizing load.
+type SizingRow struct {
+	Implementation string `json:"implementation"`
+	results.Size
+	// Text says it in words.
+	Text string `json:"text"`
+}
+
+// applyCapacities makes a capacity run's capacities the headline,
+// verdict and capacity table of their workloads, with the sizing.
+func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary) {
+	p := r.Plan
+	if p.Sizing != nil {
+		s.SizingLoad = p.Sizing.String()
+	}
+	for _, c := range r.Capacities {
+		wl := byWorkload[c.Workload]
+		if wl == nil {
+			continue
+		}
+		row := CapacityRow{Implementation: c.Arm, Capacity: c.Describe(), Rate: c.Rate, Low: c.Low, High: c.High, LowerBound: c.LowerBound,
+			Failed: c.Failed, FailedWhy: c.FailedWhy, Starts: len(c.Brackets), Probes: len(c.Probes), RSSBytes: c.RSSBytes}
+		if c.CPUs > 0 {
+			row.PerCPU = c.Rate / c.CPUs
+		}
+		wl.Capacities = append(wl.Capacities, row)
+		for _, m := range c.Warnings {
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, capacity search: %s", c.Arm, m))
+		}
+		if p.Sizing != nil {
+			sz := results.SizeFor(c, *p.Sizing)
+			wl.Sizing = append(wl.Sizing, SizingRow{Implementation: c.Arm, Size: sz, Text: sizeText(sz)})
+		}
+	}
+	for _, v := range r.CapacityVerdicts {
+		wl := byWorkload[v.Workload]
+		if wl == nil {
+			continue
+		}
+		wl.Verdicts = nil
+		starts := 0
+		for _, row := range wl.Capacities {
+			starts = max(starts, row.Starts)
+		}
+		wl.VerdictBasis = fmt.Sprintf("capacity at %s: the highest open-model rate meeting it, bracketed and bisected in every arm in turn over %d fresh start(s); 95%% interval of each adjacent ratio, paired by start", v.Objective, starts)
+		wl.Verdicts = append(append(wl.Verdicts, v.Verdict.Lines()...), v.LowerBounds...)
+		wl.Headline = capacityHeadline(wl, v)
+		wl.CapacityFound = len(v.Ranking) > 0
+	}
+}
+
+// capacityHeadline says who serves the most within the objective: "At
+// p99 ≤ 10ms, errors ≤ 0.1%, go-stdlib serves the most: 18400 req/s
+// [18100, 18700]; by capacity: ...".
+func capacityHeadline(wl *Workload, v *results.CapacityVerdict) string {
+	if len(v.Ranking) == 0 {
+		return fmt.Sprintf("no implementation met %s at any rate probed", v.Objective)
+	}
+	byArm := map[string]CapacityRow{}
+	for _, row := range wl.Capacities {
+		byArm[row.Implementation] = row
+	}
+	first := byArm[v.Ranking[0]]
+	text := fmt.Sprintf("At %s, %s serves the most: %s", v.Objective, first.Implementation, first.Capacity)
+	if len(v.Pairs) > 0 {
+		text += "; by capacity: " + rankingText(&v.Verdict)
+	}
+	return text
+}
+
+// sizeText says a size in words.
+func sizeText(sz results.Size) string {
+	if sz.Instances == 0 {
+		return "no capacity to size from"
+	}
+	cores := "cores unknown (the service was not pinned)"
+	if sz.Cores > 0 {
+		cores = fmt.Sprintf("%.2f cores", sz.Cores)
+	}
+	text := fmt.Sprintf("%s; %d process(es) of %s: %s", cores, sz.Instances, human.Bytes(float64(sz.MemoryBytes)/float64(sz.Instances)), human.Bytes(float64(sz.MemoryBytes)))
+	if sz.LowerBound {
+		text += " (at most: its capacity is a lower bound)"
+	}
+	return text
+}
+
+// writeCapacity writes a workload's capacity and sizing tables in
+// Markdown.
+func writeCapacity(w io.Writer, s *Summary, wl *Workload) {
+	if len(wl.Capacities) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "| Implementation | Capacity (req/s) | Per CPU | Lowest failing rate | Why it failed | Starts | Probes | RSS at capacity |\n|---|---|--:|--:|---|--:|--:|--:|\n")
+	for _, row := range wl.Capacities {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d | %d | %s |\n", row.Implementation, row.Capacity, row.PerCPUText(), row.FailedText(),
+			orDash(strings.ReplaceAll(row.FailedWhy, "|", "/")), row.Starts, row.Probes, row.RSSText())
+	}
+	fmt.Fprintln(w)
+	if len(wl.Sizing) > 0 {
+		fmt.Fprintf(w, "Sizing for %s (from each capacity's lower end):\n\n| Implementation | Rate (req/s) | Cores | Processes | Memory |\n|---|--:|--:|--:|--:|\n", s.SizingLoad)
+		for _, r := range wl.Sizing {
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", r.Implementation, human.Count(r.Rate), r.CoresText(), r.Instances, r.MemoryText())
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// PerCPUText is the capacity per CPU, or a dash.
+func (row CapacityRow) PerCPUText() string { return orDash(rateText(row.PerCPU)) }
+
+// FailedText is the lowest failing rate, or a dash.
+func (row CapacityRow) FailedText() string { return orDash(rateText(row.Failed)) }
+
+// RSSText is the RSS at the highest passing probe, or a dash.
+func (row CapacityRow) RSSText() string { return orDash(bytesText(row.RSSBytes)) }
+
+// CoresText is the cores needed, or a dash when unknown.
+func (r SizingRow) CoresText() string {
+	if r.Cores <= 0 {
+		return orDash("")
+	}
+	return fmt.Sprintf("%.2f", r.Cores)
+}
+
+// MemoryText is the memory needed, or a dash.
+func (r SizingRow) MemoryText() string { return orDash(bytesText(r.MemoryBytes)) }
+
+func rateText(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return human.Count(v)
+}
+
+func bytesText(b int64) string {
+	if b <= 0 {
+		return ""
+	}
+	return human.Bytes(float64(b))
+}

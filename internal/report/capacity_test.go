@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+)
+
+// TestCapacityHeadline: a capacity run leads with who serves the most
+// within the objective, ranks by capacity with intervals, says which
+// capacity is a lower bound and why, and sizes each stack for the plan's
+// load, in the Markdown summary and in report.html.
+func TestCapacityHeadline(t *testing.T) {
+	slo := &plan.SLO{Percentiles: []plan.PercentileLimit{{Q: 99, Limit: plan.Duration(10 * time.Millisecond)}}, Errors: 0.001}
+	p := &plan.Plan{Name: "cap", Workloads: []plan.Workload{{Name: "string"}}, Load: plan.Load{Model: "closed", Levels: []int{50}},
+		Implementations: []plan.Implementation{{Service: "go-stdlib"}, {Service: "rust-axum"}, {Service: "node-http"}},
+		SLO:             slo, Sizing: &plan.Sizing{DailyPageViews: 10_000_000, RequestsPerView: 3}}
+	fast := &results.Capacity{Workload: "string", Arm: "rust-axum", Objective: slo.String(), Rate: 40_000, Low: 38_000, CPUs: 1, LowerBound: true,
+		Reason: "generator at 91% of its CPUs (over 80%)", RSSBytes: 8 << 20, Brackets: []results.Bracket{{Start: 1, Pass: 38_000, Fail: 40_000, GeneratorLimited: true}}}
+	mid := &results.Capacity{Workload: "string", Arm: "go-stdlib", Objective: slo.String(), Rate: 20_000, Low: 19_500, High: 20_500, CPUs: 1,
+		Failed: 20_300, FailedWhy: "p99 14.2ms > 10.0ms", RSSBytes: 12 << 20, Brackets: []results.Bracket{{Start: 1, Pass: 19_800, Fail: 20_300}, {Start: 2, Pass: 19_900, Fail: 20_200}}}
+	slow := &results.Capacity{Workload: "string", Arm: "node-http", Objective: slo.String(), Rate: 9_000, Low: 8_800, High: 9_200, CPUs: 1, RSSBytes: 60 << 20,
+		Brackets: []results.Bracket{{Start: 1, Pass: 8_900, Fail: 9_100}, {Start: 2, Pass: 8_950, Fail: 9_050}}}
+	v := &results.CapacityVerdict{Workload: "string", Objective: slo.String(), Verdict: results.Verdict{Metric: "capacity", Ranking: []string{"rust-axum", "go-stdlib", "node-http"},
+		Pairs: []results.PairRatio{
+			{Better: "rust-axum", Worse: "go-stdlib", Ratio: 2, Low: 1.9, High: 2.1, Significant: true, Starts: 1},
+			{Better: "go-stdlib", Worse: "node-http", Ratio: 2.22, Low: 2.15, High: 2.3, Significant: true, Starts: 2},
+		}}}
+	res := &Results{Kind: KindRun, Run: &results.Run{Plan: p, Capacities: []*results.Capacity{mid, fast, slow}, CapacityVerdicts: []*results.CapacityVerdict{v}}}
+	s := Summarize(res)
+	wl := s.Workloads[0]
+	for _, want := range []string{"At p99 ≤ 10ms, errors ≤ 0.1%, rust-axum serves the most: at least 38000 req/s (a lower bound: generator at 91%", "go-stdlib 2.22× [2.15, 2.30] node-http"} {
+		if !strings.Contains(wl.Headline, want) {
+			t.Errorf("headline %q lacks %q", wl.Headline, want)
+		}
+	}
+	if !strings.Contains(strings.Join(wl.Verdicts, "\n"), "rust-axum 2.00× go-stdlib [1.90, 2.10] capacity") {
+		t.Errorf("verdicts %q lack the capacity ratio", wl.Verdicts)
+	}
+	// 10M views × 3 requests, 0.8 of them in 0.4 of a day: 694.4 req/s;
+	// go-stdlib's capacity's lower end 19,500 on one CPU: 0.036 cores.
+	var sz SizingRow
+	for _, r := range wl.Sizing {
+		if r.Implementation == "go-stdlib" {
+			sz = r
+		}
+	}
+	if want := 0.8 * 30_000_000 / (86_400 * 0.4) / 19_500; sz.Instances != 1 || sz.Cores < want-1e-9 || sz.Cores > want+1e-9 || sz.MemoryBytes != 12<<20 {
+		t.Errorf("go-stdlib sizing %+v, want %.4f cores, 1 process of 12 MiB", sz, want)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| go-stdlib | 20000 req/s [19500, 20500] | 20000 | 20300 | p99 14.2ms > 10.0ms | 2 |", "Sizing for 10000000 daily page views × 3 requests per view", "| go-stdlib | 694 | 0.04 | 1 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<table class="capacity">`, "20000 req/s [19500, 20500]", `<table class="sizing">`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// TestAcceptableFromObjective: a plan's objective is the headline's
+// acceptable latency, unless WithAcceptable says otherwise.
+func TestAcceptableFromObjective(t *testing.T) {
+	slo := &plan.SLO{Percentiles: []plan.PercentileLimit{{Q: 99, Limit: plan.Duration(5 * time.Millisecond)}}, Errors: 0.002}
+	res := &Results{Kind: KindRun, Run: &results.Run{Plan: &plan.Plan{Name: "t", SLO: slo}}}
+	o := newOptions(nil)
+	applyObjective(&o, res.Run.Plan)
+	if o.p99Ms != 5 || o.errorPercent != 0.2 {
+		t.Errorf("acceptable p99 %g ms, errors %g%%; want the objective's 5 ms, 0.2%%", o.p99Ms, o.errorPercent)
+	}
+	o = newOptions([]Option{WithAcceptable(250, 1)})
+	applyObjective(&o, res.Run.Plan)
+	if o.p99Ms != 250 {
+		t.Errorf("acceptable p99 %g ms, want the option's 250", o.p99Ms)
+	}
+}
