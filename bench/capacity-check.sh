@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# An independent check of a capacity the lab found: a fresh start of the
+# service (`showdown up`, on the service's CPU 0), warmed by `showdown
+# attack` for WARM seconds, then `showdown attack --scenario
+# workloads/<workload>/scenario.yaml --rate R` RUNS times (default 3) at
+# the capacity interval's lower bound and at 1.1× its upper bound, each
+# with its uncounted second and long enough for the objective's highest
+# percentile (100/(1-q) samples, at least 2 s: the lab's probe rule),
+# checked against the objective with --fail-if. Prints how many runs met
+# the objective at each rate: at the lower bound it should hold in every
+# run, at 1.1× the upper bound fail in every run.
+# Usage: bench/capacity-check.sh RESULTS [service] [workload]
+#   RESULTS is the results folder of a plan with slo (its run.json gives
+#   the interval and the objective); service defaults to go-stdlib,
+#   workload to string.
+# Environment: RUNS (3), WARM (30), PORT (18490).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: bench/capacity-check.sh RESULTS [service] [workload]" >&2; exit 2; }
+results=$1
+svc=${2:-go-stdlib}
+wl=${3:-string}
+runs=${RUNS:-3}
+warm=${WARM:-30}
+port=${PORT:-18490}
+[ "$(nproc)" -ge 2 ] || { echo "capacity-check.sh: needs 2 CPUs (service on CPU 0, generator on CPU 1)" >&2; exit 2; }
+
+# low high fail-if... from run.json.
+read -r low high secs_q fails < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+slo = run["plan"]["slo"]
+cap = [c for c in run.get("capacities", []) if c["arm"] == sys.argv[2] and c["workload"] == sys.argv[3]]
+if not cap or cap[0]["rate"] <= 0:
+    sys.exit(f"no capacity of {sys.argv[2]} on {sys.argv[3]} in {sys.argv[1]}")
+c = cap[0]
+if c.get("lower_bound"):
+    sys.exit(f"{sys.argv[2]}'s capacity is a lower bound ({c.get('reason')}): nothing to check above it")
+q = max(p["q"] for p in slo["percentiles"])
+ifs = ",".join(f'p{p["q"]:g}>{p["limit"]}' for p in slo["percentiles"]) + f',errors>{100 * slo["errors"]:g}%'
+print(c["low"], c["high"], q, ifs)
+PY
+)
+go build -o bin/showdown ./cmd/showdown
+out=$(mktemp -d)
+up_pid=
+cleanup() {
+	if [ -n "$up_pid" ]; then kill -INT "$up_pid" 2>/dev/null || true; wait "$up_pid" 2>/dev/null || true; fi
+	rm -rf "$out"
+}
+trap cleanup EXIT
+taskset -c 0 bin/showdown up --service "$svc" --workload "$wl" --port "$port" >"$out/up.log" 2>&1 &
+up_pid=$!
+for _ in $(seq 600); do grep -q '^up;' "$out/up.log" && break; sleep 0.5; done
+grep -q '^up;' "$out/up.log" || { echo "$svc: showdown up did not come up:"; tail -20 "$out/up.log"; exit 1; }
+base="http://127.0.0.1:$port"
+scenario="workloads/$wl/scenario.yaml"
+taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" --users 50 --duration "${warm}s" >/dev/null
+
+flags=()
+IFS=, read -ra conds <<<"$fails"
+for c in "${conds[@]}"; do flags+=(--fail-if "$c"); done
+echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); $svc on $wl, interval [$low, $high], objective: ${fails//,/, }"
+for which in low high; do
+	if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); else rate=$(python3 -c "print(round(1.1 * $high))"); fi
+	secs=$(python3 -c "import math; print(max(2, math.ceil(100 / (1 - $secs_q / 100) / $rate)))")
+	met=0
+	for k in $(seq "$runs"); do
+		if taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" --rate "$rate" --warmup 1s --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1; then
+			met=$((met + 1))
+		fi
+	done
+	echo "$which: $rate req/s, ${secs}s each: objective met in $met of $runs runs"
+done
