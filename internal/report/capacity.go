@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/human"
@@ -63,6 +64,13 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 		if p.Sizing != nil {
 			sz := results.SizeFor(c, *p.Sizing)
 			wl.Sizing = append(wl.Sizing, SizingRow{Implementation: c.Arm, Size: sz, Text: sizeText(sz)})
+		}
+	}
+	// A capacity run measures no level: its cells (the warm-up's level,
+	// never measured) are left out of the tables.
+	for _, wl := range byWorkload {
+		if len(wl.Capacities) > 0 && !slices.ContainsFunc(wl.Cells, func(c *CellSummary) bool { return c.Trials > 0 }) {
+			wl.Cells = nil
 		}
 	}
 	for _, v := range r.CapacityVerdicts {

@@ -332,6 +332,10 @@ func setupLine(res *Results) string {
 	r := res.Run
 	p := r.Plan
 	parts := []string{fmt.Sprintf("%s: %s model, %s per level, %d trial(s)", res.Kind, orDash(p.Load.Model), fmtSeconds(float64(p.Load.Duration)/1e9), max(p.Trials, trialsRun(res.Run)))}
+	if p.SLO != nil && len(r.Capacities) > 0 && len(p.Load.Levels) > 0 {
+		parts[0] = fmt.Sprintf("%s: capacity at %s (open-model probes bisected to %v), warmed at %d %s, %d start(s)", res.Kind, p.SLO.String(), p.Capacity.Resolution,
+			p.Load.Levels[0], levelUnit(p.Load.Model), max(p.Trials, trialsRun(res.Run)))
+	}
 	if r.Machine.CPUModel != "" {
 		parts = append(parts, fmt.Sprintf("%s, %d CPUs", r.Machine.CPUModel, r.Machine.CPUs))
 	}
