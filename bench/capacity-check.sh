@@ -66,9 +66,13 @@ for which in low high; do
 	secs=$(python3 -c "import math; print(max(2, math.ceil(100 / (1 - $secs_q / 100) / $rate)))")
 	met=0
 	for k in $(seq "$runs"); do
-		if taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" --rate "$rate" --warmup 1s --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1; then
-			met=$((met + 1))
-		fi
+		rc=0
+		taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" --rate "$rate" --warmup 1s --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1 || rc=$?
+		case $rc in
+		0) met=$((met + 1)) ;;
+		3) grep -i 'threshold\|crossed' "$out/attack-$which-$k.txt" | sed "s/^/  $which run $k: /" ;;
+		*) echo "$which run $k: showdown attack failed (exit $rc):"; tail -5 "$out/attack-$which-$k.txt"; exit 1 ;;
+		esac
 	done
 	echo "$which: $rate req/s, ${secs}s each: objective met in $met of $runs runs"
 done
