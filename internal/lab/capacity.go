@@ -193,15 +193,17 @@ func (x *execution) capacityStart(ctx context.Context, trial int, arms []plan.Im
 			}
 			l.freeze()
 		}
-		if len(ready) == 0 || ctx.Err() != nil {
-			continue
+		// The progress counts each arm's search on a workload as one
+		// level (a capacity plan has one), done when the workload is.
+		if len(ready) > 0 && ctx.Err() == nil {
+			if err := x.resetForRounds(ctx, w, ready); err != nil {
+				x.warn("%s, start %d: no capacity search: %v", w.Name, trial, err)
+			} else {
+				x.searchCapacity(ctx, trial, w, ready, caps, rng)
+				x.auditAfterSearch(ctx, trial, w, ready, caps)
+			}
 		}
-		if err := x.resetForRounds(ctx, w, ready); err != nil {
-			x.warn("%s, start %d: no capacity search: %v", w.Name, trial, err)
-			continue
-		}
-		x.searchCapacity(ctx, trial, w, ready, caps, rng)
-		x.auditAfterSearch(ctx, trial, w, ready, caps)
+		x.progress.skip(len(arms))
 	}
 	for _, l := range lives {
 		l.thaw()
@@ -341,7 +343,8 @@ func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate fl
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
 	pr.At = time.Now().UTC()
-	a := x.attacker(nil, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}))
+	x.progress.phase(fmt.Sprintf("probe at %s req/s", human.Count(rate)), time.Duration(p.Rounds.Settle)+d)
+	a := x.attacker(x.progress.onProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}))
 	res, err := a.Attack(ctx, load.StatusChecked(l.settled[w.Name]), load.OpenModel{Rate: rate, Duration: d})
 	after, serr := smp.Sample(ctx)
 	if err != nil {
