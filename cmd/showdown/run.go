@@ -48,6 +48,11 @@ func runRun(st *state, args []string) error {
 	if err := connectionBudget(lab.CheckConnections(p, ms)); err != nil {
 		return err
 	}
+	if *check && p.SLO != nil {
+		fmt.Fprintf(st.stdout, "%s: ok: the capacity at %s of %d implementation(s) x %d workload(s), over %d fresh start(s)\n",
+			planPath, p.SLO.String(), len(p.Implementations), len(p.Workloads), p.MinStarts())
+		return nil
+	}
 	if *check {
 		fmt.Fprintf(st.stdout, "%s: ok: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
 			planPath, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
