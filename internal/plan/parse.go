@@ -201,7 +201,9 @@ func (p *Plan) applyDefaults() {
 	// sources' one-vCPU boxes, and the generator and databases share the
 	// rest: the generator's own CPU is measured, so a saturated
 	// generator is reported rather than silently skewing the result.
-	if !p.has("placement") && runtime.NumCPU() >= 2 {
+	if len(p.Cores) > 0 {
+		p.applyCores()
+	} else if !p.has("placement") && runtime.NumCPU() >= 2 {
 		rest := "1"
 		if n := runtime.NumCPU(); n > 2 {
 			rest = fmt.Sprintf("1-%d", n-1)

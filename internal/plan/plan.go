@@ -74,6 +74,14 @@ type Plan struct {
 	Database  Database          `yaml:"database" json:"database"`
 	Placement Placement         `yaml:"placement" json:"placement"`
 	Limits    Limits            `yaml:"limits" json:"limits"`
+	// Cores are the service's CPU counts, a dimension of the results:
+	// each implementation runs at each count as its own arm
+	// ("go-stdlib@2"), pinned to CPUs 0..n-1, its concurrency set from its
+	// manifest's cores knob. The rest of the placement is derived from
+	// the machine's CPUs (PlaceCores). Cores replace
+	// placement.service_cpus and limits.cpu, which a plan with cores may
+	// not set.
+	Cores []int `yaml:"cores" json:"cores,omitempty"`
 	// Replicas are the pod counts of every implementation on Kubernetes
 	// (showdown k8s); a list is a dimension of the results like the load
 	// levels. The local runner starts one process and ignores it.
@@ -183,6 +191,9 @@ type Implementation struct {
 	// for a variant that brings back a source's mistake on purpose (a
 	// pool per request), which the contract's concurrency checks refuse.
 	Verify string `yaml:"-" json:"verify,omitempty"`
+	// Cores is the service's CPU count of this arm (plan's cores); 0 when
+	// the plan has none and the placement's service CPUs apply.
+	Cores int `yaml:"-" json:"cores,omitempty"`
 	// line is where the implementation is written, and problems what
 	// UnmarshalYAML found wrong in it, for validate.
 	line     int
@@ -234,9 +245,19 @@ func (p *Plan) VerifyOf(im Implementation) string {
 	return p.Verify
 }
 
-// ID names the implementation in results: "java-spring" or
-// "java-spring+vthreads".
+// ID names the implementation in results: "java-spring",
+// "java-spring+vthreads", and with its cores "java-spring@4".
 func (i Implementation) ID() string {
+	id := i.BaseID()
+	if i.Cores > 0 {
+		id += "@" + strconv.Itoa(i.Cores)
+	}
+	return id
+}
+
+// BaseID is the implementation's id without its cores: "java-spring" or
+// "java-spring+vthreads".
+func (i Implementation) BaseID() string {
 	if i.Variant == "" {
 		return i.Service
 	}

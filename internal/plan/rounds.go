@@ -106,13 +106,28 @@ func (p *Plan) MaxStarts() int { return max(p.TrialsMax, p.MinStarts()) }
 // AAVariant is the variant name of the A/A arm.
 const AAVariant = "aa"
 
-// Arms are the implementations compared: the plan's, and with AA the
-// first one again as variant AAVariant.
+// Arms are the implementations compared: the plan's, each at each of its
+// cores (go-stdlib@1, go-stdlib@2, ...), and with AA the first one again
+// (at the first core count) as variant AAVariant.
 func (p *Plan) Arms() []Implementation {
-	out := append([]Implementation(nil), p.Implementations...)
+	var out []Implementation
+	for _, im := range p.Implementations {
+		if len(p.Cores) == 0 {
+			out = append(out, im)
+			continue
+		}
+		for _, n := range p.Cores {
+			at := im
+			at.Cores = n
+			out = append(out, at)
+		}
+	}
 	if p.Rounds.AA && len(p.Implementations) > 0 {
 		aa := p.Implementations[0]
 		aa.Variant = strings.Trim(aa.Variant+"-"+AAVariant, "-")
+		if len(p.Cores) > 0 {
+			aa.Cores = p.Cores[0]
+		}
 		out = append(out, aa)
 	}
 	return out

@@ -121,6 +121,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	p.validateRounds(add)
 	errs = append(errs, p.validateCapacity(add)...)
+	p.validateCores(add)
 	if p.TrialsAuto && p.TrialsMax > 100 {
 		add([]string{"trials_max"}, "", "trials_max must be at most 100, not %d", p.TrialsMax)
 	}
