@@ -56,6 +56,9 @@ type Manifest struct {
 	ImageSteps [][]string
 	// Pools says how the service's processes share its database pools.
 	Pools Pools
+	// Cores is the knob that sets the stack's concurrency at a plan's
+	// core counts; zero for a stack that follows its CPUs by itself.
+	Cores Cores
 	// Dir is the absolute path of the service folder.
 	Dir string
 	// File is the absolute path of the manifest.
@@ -202,7 +205,7 @@ var (
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// commonEnv is set by the harness; a knob may not redefine it.
 	commonEnv = []string{"PORT", "HOST", "DATABASE_URL", "MYSQL_URL", "DB_POOL_SIZE", "LOG_REQUESTS"}
-	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs", "image", "image_build", "pools"}
+	fields    = []string{"name", "language", "description", "workloads", "build", "run", "artifact", "sources", "knobs", "image", "image_build", "pools", "cores"}
 )
 
 // Load reads and validates one manifest file. It returns the manifest (nil
@@ -436,6 +439,9 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 	}
 	if v, ok := got["pools"]; ok && v.Tag != "!!null" {
 		m.Pools = parsePools(v, m.Knobs, add)
+	}
+	if v, ok := got["cores"]; ok && v.Tag != "!!null" {
+		m.Cores = parseCores(v, m.Knobs, add)
 	}
 	if len(ps) > 0 {
 		return m, ps

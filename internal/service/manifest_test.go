@@ -109,6 +109,15 @@ func TestLoadProblems(t *testing.T) {
 			[]string{`:5: pools.per: "thread": want service`, `:5: pools.processes: "WORKERS" is not one of the manifest's knobs`}},
 		{"pools per process", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\npools: {per: process}\n",
 			[]string{`:5: pools.processes: missing`}},
+		// Cores: a knob the manifest does not declare, and no value.
+		{"cores unknown knob", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\ncores: {env: WORKERS}\n",
+			[]string{`:5: cores.env: "WORKERS" is not one of the manifest's knobs`, `:5: cores.value: missing`}},
+		// Cores: no env, a misspelt field.
+		{"cores no env", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\ncores: {valeu: \"{cores}\"}\n",
+			[]string{`:5: cores.valeu: unknown field (did you mean "value"?)`, `:5: cores.env: missing`, `:5: cores.value: missing`}},
+		// Cores as a scalar.
+		{"cores scalar", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\ncores: WORKERS\n",
+			[]string{`:5: cores: must be a mapping`}},
 		// A source glob escaping the folder.
 		{"source outside", "name: go-x\nlanguage: go\nworkloads: [string]\nrun: [x]\nsources: [../secret]\n", []string{`:5: sources[0]: "../secret" is not a glob inside`}},
 		// An image recipe escaping the folder.
@@ -219,5 +228,39 @@ func TestSourceFiles(t *testing.T) {
 	want := []string{"lib/a.js", "lib/deep/b.js", "pom.xml", "src/main/A.java"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sourceFiles:\ngot  %q\nwant %q", got, want)
+	}
+}
+
+func TestCoresKnob(t *testing.T) {
+	root := t.TempDir()
+	f := writeManifest(t, root, "node-x", "name: node-x\nlanguage: javascript\nworkloads: [string]\nrun: [node, s.js]\n"+
+		"knobs:\n  WORKERS: {default: \"1\", help: workers}\ncores: {env: WORKERS, value: \"{cores}\"}\n")
+	m, ps := Load(f)
+	if len(ps) > 0 {
+		t.Fatalf("Load: %v", ps)
+	}
+	for _, tt := range []struct {
+		n    int
+		want map[string]string
+	}{
+		// One core: one worker.
+		{1, map[string]string{"WORKERS": "1"}},
+		// Eight cores: eight workers.
+		{8, map[string]string{"WORKERS": "8"}},
+		// No core count (a plan without cores): nothing set.
+		{0, nil},
+	} {
+		if got := m.Cores.EnvAt(tt.n); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("EnvAt(%d): got %v, want %v", tt.n, got, tt.want)
+		}
+	}
+	// A value around the placeholder, e.g. a JVM flag.
+	c := Cores{Env: "JAVA_OPTS", Value: "-XX:ActiveProcessorCount={cores}"}
+	if got := c.EnvAt(4)["JAVA_OPTS"]; got != "-XX:ActiveProcessorCount=4" {
+		t.Errorf("EnvAt(4): got %q", got)
+	}
+	// Automatic stacks get nothing.
+	if got := (Cores{}).EnvAt(4); got != nil || !(Cores{}).Automatic() {
+		t.Errorf("automatic: got %v", got)
 	}
 }
