@@ -36,23 +36,21 @@ func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
 	return nil
 }
 
-// planPools returns the pool of each implementation of p, with the plan's
-// environment and its own, on the plan's service CPUs.
+// planPools returns the pool of each arm of p, with the environment it
+// starts with (armEnv: its cores knob included), on its service CPUs:
+// node-http at 4 cores runs 4 workers with a pool each.
 func planPools(p *plan.Plan, ms []*service.Manifest) ([]stack.Pool, error) {
-	cpus := len(cpuSet(p.Placement.ServiceCPUs))
 	var pools []stack.Pool
 	for _, im := range p.Arms() {
 		m, err := service.Lookup(ms, im.Service)
 		if err != nil {
 			return nil, err
 		}
-		env := map[string]string{}
-		for _, src := range []map[string]string{p.Env, im.Env} {
-			for k, v := range src {
-				env[k] = v
-			}
+		cpus := len(cpuSet(p.Placement.ServiceCPUs))
+		if im.Cores > 0 {
+			cpus = im.Cores
 		}
-		pool, err := stack.PoolOf(im.ID(), m, env, cpus)
+		pool, err := stack.PoolOf(im.ID(), m, armEnv(p, im, m), cpus)
 		if err != nil {
 			return nil, err
 		}

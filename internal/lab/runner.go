@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,6 +82,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		Placement: p.Placement, Builds: map[string]*results.Build{}}
 	x.say("results: %s", dir)
 	x.rec.Machine = DescribeMachine(rn.Root)
+	x.sayCores()
 	defer func() {
 		x.rec.End = time.Now().UTC()
 		if ctx.Err() != nil {
@@ -186,6 +188,25 @@ func (x *execution) startNeighbour() *neighbour.Neighbour {
 	return n
 }
 
+// sayCores says where a plan with cores placed everything, and warns
+// where the machine fell short of the placement rule.
+func (x *execution) sayCores() {
+	p := x.plan
+	if len(p.Cores) == 0 {
+		return
+	}
+	cp, err := p.PlaceCores()
+	if err != nil {
+		x.warn("%v", err) // validation refused it already; a changed machine
+		return
+	}
+	x.say("cores %s: each arm's service on CPUs 0..n-1 (%s at %d), generator on CPUs %s, databases on CPUs %s",
+		plan.CoresLabel(p.Cores), plan.CoreCPUs(slices.Max(p.Cores)), slices.Max(p.Cores), p.Placement.GeneratorCPUs, p.Placement.DatabaseCPUs)
+	for _, n := range cp.Notes {
+		x.warn("%s", n)
+	}
+}
+
 // newResultsDir creates results/<UTC time>-<plan>/, never reusing one.
 func newResultsDir(parent, name string, now time.Time) (string, error) {
 	base := filepath.Join(parent, now.UTC().Format("20060102T150405Z")+"-"+sanitizeName(name))
@@ -208,7 +229,7 @@ func newResultsDir(parent, name string, now time.Time) (string, error) {
 
 func sanitizeName(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '+' {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '+' || r == '@' {
 			return r
 		}
 		return '_'

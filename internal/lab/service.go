@@ -12,6 +12,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/scenario"
+	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
@@ -92,7 +93,7 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 		if m.Setting.Label != "" {
 			dir = filepath.Join("runs", w.Name, sanitizeName(im.ID()), sanitizeName(m.Setting.Label), fmt.Sprintf("trial-%d", s.Trial))
 		}
-		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Workload: w.Name,
+		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Cores: im.Cores, Workload: w.Name,
 			Database: m.Setting.Label, Trial: s.Trial, Status: results.OK, Dir: dir}
 		for _, lv := range p.Load.Levels {
 			if p.SLO != nil {
@@ -128,8 +129,13 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 			return l.failAll(ctx, "", "%s: %v", what, err)
 		}
 	}
-	// Placement and limits: the service's own CPUs, quota and memory cap.
-	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: p.Placement.ServiceCPUs, CPUQuota: p.Limits.CPU, MemoryBytes: int64(p.Limits.Memory)})
+	// Placement and limits: the service's own CPUs, quota and memory cap;
+	// an arm of a plan's cores is pinned to CPUs 0..n-1, with no quota.
+	cpus, quota := p.Placement.ServiceCPUs, p.Limits.CPU
+	if im.Cores > 0 {
+		cpus, quota = plan.CoreCPUs(im.Cores), 0
+	}
+	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: cpus, CPUQuota: quota, MemoryBytes: int64(p.Limits.Memory)})
 	if err != nil {
 		return l.failAll(ctx, "", "limits: %v", err)
 	}
@@ -144,13 +150,7 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 		return l.failAll(ctx, "", "%v", err)
 	}
 	l.logf, l.logPath = logf, logf.Name()
-	env := map[string]string{}
-	for k, v := range p.Env {
-		env[k] = v
-	}
-	for k, v := range im.Env {
-		env[k] = v
-	}
+	env := armEnv(p, im, m)
 	l.nmt = p.NativeMemory && m.Language == "java"
 	if l.nmt {
 		withNMT(env)
@@ -165,6 +165,19 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 	}
 	l.svc = svc
 	return l
+}
+
+// armEnv is the environment an arm starts with: the plan's, the
+// manifest's cores knob at the arm's cores, then the implementation's
+// own (a variant that pins WORKERS on purpose keeps it).
+func armEnv(p *plan.Plan, im plan.Implementation, m *service.Manifest) map[string]string {
+	env := map[string]string{}
+	for _, src := range []map[string]string{p.Env, m.Cores.EnvAt(im.Cores), im.Env} {
+		for k, v := range src {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // fail records why sr failed (or was interrupted).

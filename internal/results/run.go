@@ -161,7 +161,10 @@ type ServiceRun struct {
 	Implementation string `json:"implementation"`
 	Service        string `json:"service"`
 	Variant        string `json:"variant,omitempty"`
-	Workload       string `json:"workload"`
+	// Cores is how many CPUs the service had, at a plan's cores (0: the
+	// plan's placement).
+	Cores    int    `json:"cores,omitempty"`
+	Workload string `json:"workload"`
 	// Database is the value of the plan's database dimension this record
 	// was measured at ("sku_index=false"); empty without one.
 	Database string `json:"database,omitempty"`
