@@ -81,6 +81,7 @@ type htmlPage struct {
 	Command     string
 	Colors      []swatch
 	Charts      int
+	ScalingHead []string
 	// Faults are the plan's fault tests (run.json's faults).
 	Faults    []*results.FaultTest
 	FaultCols []string
@@ -142,6 +143,10 @@ type htmlWorkload struct {
 	StepCols []string
 	Rows     []htmlRow
 	Charts   []figure
+	// Curve is the workload's main chart: latency against offered load.
+	Curve []figure
+	// Scaling are the cores table's rows.
+	Scaling [][]string
 	// Spectra holds one chart per level.
 	Spectra []figure
 	Cells   []htmlCell
@@ -168,7 +173,7 @@ type htmlCell struct {
 func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 	s := Summarize(res, opts...)
 	colors := map[string]string{}
-	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns}
+	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns, ScalingHead: scalingHead}
 	pg.NMTCols, pg.NMTRows = nativeMemoryTable(s)
 	for i, im := range s.Implementations {
 		colors[im] = colorOf(i)
@@ -191,6 +196,24 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			hw.Rows = append(hw.Rows, row)
 		}
 		hw.Charts = levelCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
+		// With one level those charts show one dot per arm: the curve
+		// and the cores chart say more, and replace them.
+		oneLevel := len(res.Run.Plan.Load.Levels) == 1
+		if f, ok := scalingChart(fmt.Sprintf("w%d-cores", wi), wl, colors); ok {
+			if oneLevel {
+				hw.Charts = nil
+			}
+			hw.Charts = append([]figure{f}, hw.Charts...)
+		}
+		if len(wl.Curves) > 0 {
+			if oneLevel && len(wl.Scaling) == 0 {
+				hw.Charts = nil
+			}
+			hw.Curve = []figure{curveChart(fmt.Sprintf("w%d-curve", wi), wl.Name, wl.Curves, objectiveOf(res.Run, wl.Name), colors)}
+		}
+		for _, r := range wl.Scaling {
+			hw.Scaling = append(hw.Scaling, scalingCells(r))
+		}
 		for ci, c := range wl.Comparisons {
 			if f, ok := driftChart(fmt.Sprintf("w%d-drift%d", wi, ci), c, colors); ok {
 				hw.Charts = append([]figure{f}, hw.Charts...)
@@ -230,7 +253,7 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 func countCharts(pg *htmlPage) int {
 	n := 0
 	for _, w := range pg.Workloads {
-		n += len(w.Charts) + len(w.Spectra)
+		n += len(w.Charts) + len(w.Spectra) + len(w.Curve)
 		for _, c := range w.Cells {
 			if c.Chart != "" {
 				n++

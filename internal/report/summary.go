@@ -162,7 +162,14 @@ type Workload struct {
 	// the headline then names a capacity.
 	CapacityFound bool           `json:"-"`
 	Cells         []*CellSummary `json:"cells"`
-	Warnings      []string       `json:"warnings,omitempty"`
+	// Scaling is the cores table of a plan with cores, and Crossings
+	// where one stack's figure passes another's as cores grow.
+	Scaling   []ScalingRow `json:"scaling,omitempty"`
+	Crossings []Crossing   `json:"crossings,omitempty"`
+	// Curves are the latency-load curves: from capacity searches' probes,
+	// or an open-model plan's levels.
+	Curves   []Curve  `json:"curves,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summary is everything the tables say about a run: the content of the
@@ -294,7 +301,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		// rounds asked for more.
 		s.Trials = max(s.Trials, sr.Trial)
 	}
-	for _, im := range p.Implementations {
+	for _, im := range p.Arms() {
 		s.Implementations = append(s.Implementations, im.ID())
 	}
 	byWorkload := map[string]*Workload{}
@@ -417,6 +424,11 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		applyCapacities(r, byWorkload, s)
 	}
 	s.Published = published(p, byWorkload)
+	for _, wl := range s.Workloads {
+		wl.Scaling = scalingRows(r, wl)
+		wl.Crossings = crossings(wl.Scaling)
+		wl.Curves = curves(r, wl, s.Implementations)
+	}
 	return s
 }
 

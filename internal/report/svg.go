@@ -70,6 +70,8 @@ type chart struct {
 	// bands are hover texts for x = bandX[i] (half a step either side).
 	bandX    []float64
 	bandTips []string
+	// wrapLegend puts legend items that do not fit on further rows.
+	wrapLegend bool
 }
 
 type legendItem struct{ name, color, style string }
@@ -141,7 +143,24 @@ func f1(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f',
 // render draws the chart as an inline SVG element.
 func (c *chart) render() string {
 	var b strings.Builder
-	height := legendRow + 8.0
+	width := c.width
+	if width == 0 {
+		width = chartWidth
+	}
+	// The legend wraps onto more rows where it is wider than the chart.
+	type placed struct{ x, y float64 }
+	var at []placed
+	lx, ly := float64(marginLeft), 12.0
+	for _, it := range c.legend {
+		w := 40 + 6.6*float64(len([]rune(it.name)))
+		if c.wrapLegend && lx > marginLeft && lx+w-14 > width-marginRight {
+			lx, ly = marginLeft, ly+legendRow
+		}
+		at = append(at, placed{lx, ly})
+		lx += w
+	}
+	extra := ly - 12 // the legend's rows beyond the first
+	height := legendRow + 8.0 + extra
 	for _, p := range c.panels {
 		height += p.height + panelGap
 	}
@@ -167,10 +186,6 @@ func (c *chart) render() string {
 			xhi = xlo + 1
 		}
 	}
-	width := c.width
-	if width == 0 {
-		width = chartWidth
-	}
 	plotW := width - marginLeft - marginRight
 	xmap := func(x float64) float64 {
 		if c.xLog {
@@ -181,13 +196,12 @@ func (c *chart) render() string {
 	fmt.Fprintf(&b, `<svg class="chart" id="%s" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, c.id, f1(width), f1(height), html.EscapeString(c.title))
 	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(c.title))
 	// legend
-	lx := float64(marginLeft)
-	for _, it := range c.legend {
-		fmt.Fprintf(&b, `<line x1="%s" y1="12" x2="%s" y2="12" stroke="%s" stroke-width="3"%s/>`, f1(lx), f1(lx+22), it.color, dashAttr(it.style))
-		fmt.Fprintf(&b, `<text x="%s" y="16" class="lg">%s</text>`, f1(lx+27), html.EscapeString(it.name))
-		lx += 40 + 6.6*float64(len([]rune(it.name)))
+	for i, it := range c.legend {
+		lx, ly := at[i].x, at[i].y
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`, f1(lx), f1(ly), f1(lx+22), f1(ly), it.color, dashAttr(it.style))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="lg">%s</text>`, f1(lx+27), f1(ly+4), html.EscapeString(it.name))
 	}
-	top := float64(legendRow + 8)
+	top := float64(legendRow+8) + extra
 	var panelTop []float64
 	for pi, p := range c.panels {
 		panelTop = append(panelTop, top)
@@ -319,8 +333,8 @@ func (c *chart) render() string {
 	if len(c.bandX) > 1 {
 		step := xmap(c.bandX[1]) - xmap(c.bandX[0])
 		for i, x := range c.bandX {
-			fmt.Fprintf(&b, `<rect x="%s" y="%d" width="%s" height="%s" class="hb"><title>%s</title></rect>`,
-				f1(xmap(x)-step/2), legendRow, f1(step), f1(bottom-legendRow), html.EscapeString(c.bandTips[i]))
+			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" class="hb"><title>%s</title></rect>`,
+				f1(xmap(x)-step/2), f1(legendRow+extra), f1(step), f1(bottom-legendRow-extra), html.EscapeString(c.bandTips[i]))
 		}
 	}
 	b.WriteString(`</svg>`)

@@ -215,6 +215,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			fmt.Fprintf(w, "Median of %d trials; (min–max) for median, p99, throughput, CPU and RSS.\n\n", s.Trials)
 		}
 		writeStepTable(w, res, wl)
+		writeScaling(w, wl)
 		if len(wl.Warnings) > 0 {
 			fmt.Fprintf(w, "Warnings:\n\n")
 			for _, m := range wl.Warnings {
