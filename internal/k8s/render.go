@@ -247,6 +247,11 @@ func Size(p *plan.Plan) (Sizing, error) {
 
 // Render returns the manifests of plan p.
 func Render(p *plan.Plan, o Options) (*Manifests, error) {
+	if len(p.Cores) > 0 {
+		// Pods get CPUs by requests and limits, not by pinning: a count of
+		// cores there is a pod's CPU limit, which the plan does not set.
+		return nil, fmt.Errorf("%s: cores is a dimension of local runs (arms pinned to CPUs 0..n-1); on Kubernetes scale with replicas", p.File)
+	}
 	o = o.withDefaults(p)
 	sz, err := Size(p)
 	if err != nil {

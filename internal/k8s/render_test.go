@@ -243,3 +243,16 @@ func TestDNSLabel(t *testing.T) {
 		t.Errorf("long names: %q and %q: want two distinct labels of at most 52 characters", a, b)
 	}
 }
+
+// TestRenderRefusesCores: a plan's cores pin local arms to CPUs; pods
+// have none to pin, so Render says to scale with replicas.
+func TestRenderRefusesCores(t *testing.T) {
+	p, err := plan.ParsePlan("cores.yaml", []byte("name: c\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\nreplicas: [1]\n"), catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Cores = []int{1, 2} // what a larger machine's plan would hold
+	if _, err := Render(p, Options{}); err == nil || !strings.Contains(err.Error(), "replicas") {
+		t.Errorf("Render with cores: got %v, want a refusal naming replicas", err)
+	}
+}
