@@ -63,15 +63,22 @@ type Crossing struct {
 	// At is the estimated core count of the crossing.
 	At           float64 `json:"at"`
 	Extrapolated bool    `json:"extrapolated,omitempty"`
+	// LowerBound marks a crossing that rests on a capacity the generator
+	// limited: the true figure may be higher.
+	LowerBound bool `json:"lower_bound,omitempty"`
 }
 
 // String says the crossing in a sentence.
 func (c Crossing) String() string {
+	s := fmt.Sprintf("%s passes %s between %d and %d cores (about %s, interpolated)", c.Passer, c.Passed, c.Low, c.High, f1(c.At))
 	if c.Extrapolated {
-		return fmt.Sprintf("extrapolated, not measured: on the trend from %d to %d cores, %s would pass %s at about %s cores",
+		s = fmt.Sprintf("extrapolated, not measured: on the trend from %d to %d cores, %s would pass %s at about %s cores",
 			c.Low, c.High, c.Passer, c.Passed, f1(c.At))
 	}
-	return fmt.Sprintf("%s passes %s between %d and %d cores (about %s, interpolated)", c.Passer, c.Passed, c.Low, c.High, f1(c.At))
+	if c.LowerBound {
+		s += "; it rests on a capacity the generator limited (a lower bound)"
+	}
+	return s
 }
 
 // scalingRows are the cores table of one workload of r: every arm with
@@ -239,7 +246,14 @@ func scalingEfficiency(fig float64, cores int, base float64, baseCores int) floa
 func crossings(rows []ScalingRow) []Crossing {
 	var ids []string
 	fig := map[string]map[int]float64{}
+	bound := map[string]map[int]bool{}
 	for _, r := range rows {
+		if r.LowerBound {
+			if bound[r.Implementation] == nil {
+				bound[r.Implementation] = map[int]bool{}
+			}
+			bound[r.Implementation][r.Cores] = true
+		}
 		if fig[r.Implementation] == nil {
 			fig[r.Implementation] = map[int]float64{}
 			ids = append(ids, r.Implementation)
@@ -256,7 +270,10 @@ func crossings(rows []ScalingRow) []Crossing {
 				}
 			}
 			sort.Ints(cs)
-			out = append(out, crossingsOf(a, b, cs, fig[a], fig[b])...)
+			for _, c := range crossingsOf(a, b, cs, fig[a], fig[b]) {
+				c.LowerBound = bound[a][c.Low] || bound[a][c.High] || bound[b][c.Low] || bound[b][c.High]
+				out = append(out, c)
+			}
 		}
 	}
 	return out
