@@ -43,7 +43,10 @@ func (x *execution) runCapacity(ctx context.Context) {
 	cpus := x.serviceCPUs()
 	for _, w := range p.Workloads {
 		for _, im := range arms {
-			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.ID(), Objective: p.SLO.String(), CPUs: cpus}
+			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus}
+			if im.Cores > 0 {
+				c.CPUs = float64(im.Cores) // an arm of the plan's cores: pinned to them, no quota
+			}
 			caps[capKey(w.Name, im.ID())] = c
 			x.rec.Capacities = append(x.rec.Capacities, c)
 		}

@@ -53,7 +53,7 @@ func curves(r *results.Run, wl *Workload, arms []string) []Curve {
 			cv.Source = "probes"
 			cv.Points = probePoints(capacityProbes(r, wl.Name, arm))
 			if c != nil {
-				cv.Capacity, cv.LowerBound = c.Rate, c.LowerBound
+				cv.Capacity, cv.LowerBound = capacityFigure(c), c.LowerBound
 			}
 		} else if r.Plan != nil && r.Plan.Load.Model == "open" {
 			cv.Source = "levels"

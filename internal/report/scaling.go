@@ -96,7 +96,7 @@ func scalingRows(r *results.Run, wl *Workload) []ScalingRow {
 		}
 		row := ScalingRow{Implementation: im.BaseID(), Arm: im.ID(), Cores: im.Cores}
 		if c := capacityOf(r, wl.Name, im.ID()); c != nil {
-			row.Metric, row.Source, row.Figure, row.LowerBound = "capacity", "capacity", c.Rate, c.LowerBound
+			row.Metric, row.Source, row.Figure, row.LowerBound = "capacity", "capacity", capacityFigure(c), c.LowerBound
 		} else if m := meanPositive(roundFigures(comp, im.ID())); m > 0 {
 			row.Metric, row.Source, row.Figure, row.Level = "throughput", "rounds", m, comp.Level
 		} else {
@@ -200,6 +200,15 @@ func fillRoundEfficiency(rows []ScalingRow, comp *results.Comparison) {
 			r.EfficiencyLow, r.EfficiencyHigh = rr.Low*k, rr.High*k
 		}
 	}
+}
+
+// capacityFigure is what a capacity claims: its estimate, or for a
+// lower bound the rate it is at least (results.Capacity.Describe).
+func capacityFigure(c *results.Capacity) float64 {
+	if c.LowerBound && c.Low > 0 {
+		return c.Low
+	}
+	return c.Rate
 }
 
 // capacityOf is the capacity of arm on workload, or nil.
@@ -358,7 +367,7 @@ func writeScaling(w io.Writer, wl *Workload) {
 	if len(wl.Scaling) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Scaling with cores (each core count an arm of the same rounds):\n\n| %s |\n|---|--:|--:|--:|--:|\n", joinCells(scalingHead))
+	fmt.Fprintf(w, "Scaling with cores (each core count an arm of its own, measured in turn with the others):\n\n| %s |\n|---|--:|--:|--:|--:|\n", joinCells(scalingHead))
 	for _, r := range wl.Scaling {
 		fmt.Fprintf(w, "| %s |\n", joinCells(scalingCells(r)))
 	}
