@@ -249,13 +249,16 @@ func curveChart(id, workload string, cs []Curve, objective string, colors map[st
 		ch.legend = append(ch.legend, legendItem{name, color, ""})
 	}
 	for _, b := range bounds {
-		lat.lines = append(lat.lines, series{name: fmt.Sprintf("objective %s ≤ %s", b.Percentile, human.Ms(b.Ms)), color: "#888", style: "thin",
+		lat.lines = append(lat.lines, series{name: fmt.Sprintf("objective %s ≤ %s", b.Percentile, human.Ms(b.Ms)), color: "#bbb",
 			xs: []float64{xlo, xhi}, ys: []float64{b.Ms, b.Ms}})
 	}
 	if !math.IsInf(xlo, 0) {
 		thr.lines = append(thr.lines, series{name: "achieved = offered", color: "#888", style: "thin", xs: []float64{xlo, xhi}, ys: []float64{xlo, xhi}})
 	}
 	ch.legend = append(ch.legend, legendItem{"p50", "#888", "dot"}, legendItem{"p99", "#888", ""}, legendItem{"p99.9", "#888", "dash"})
+	for _, b := range bounds {
+		ch.legend = append(ch.legend, legendItem{fmt.Sprintf("objective %s ≤ %s", b.Percentile, human.Ms(b.Ms)), "#bbb", ""})
+	}
 	ch.panels = []panel{lat, thr}
 	return figure{ch.title, template.HTML(ch.render())}
 }
