@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -27,15 +28,17 @@ const StartProbe = 2 * time.Second
 const LatenessShare = 0.1
 
 // runCapacity finds, for each arm and workload, the highest open-model
-// arrival rate at which the plan's objective holds at steady state. Each
+// arrival rate at which the plan's objective holds at steady state (or,
+// with load.model: closed, the most closed-model users with the plan's
+// think time: the same search over whole numbers of users). Each
 // trial starts every arm afresh and keeps them all alive (frozen when not
 // probed), as interleaved rounds do; on each workload every arm passes
 // its contract check and warms up in turn, then the arms are searched
 // together: in each step every arm whose search goes on gets its next
 // probe, in a fresh random order, so the machine's drift moves every arm
 // alike. A search brackets (doubling or halving from half a short
-// closed-model probe's throughput) and bisects to the plan's
-// resolution (search, estimate).
+// closed-model probe's throughput, or from the warm-up's users) and
+// bisects to the plan's resolution (search, estimate).
 func (x *execution) runCapacity(ctx context.Context) {
 	p := x.plan
 	arms := p.Arms()
@@ -43,7 +46,7 @@ func (x *execution) runCapacity(ctx context.Context) {
 	cpus := x.serviceCPUs()
 	for _, w := range p.Workloads {
 		for _, im := range arms {
-			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus}
+			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus, Unit: p.Capacity.Unit()}
 			if im.Cores > 0 {
 				c.CPUs = float64(im.Cores) // an arm of the plan's cores: pinned to them, no quota
 			}
@@ -62,7 +65,7 @@ func (x *execution) runCapacity(ctx context.Context) {
 	for _, c := range x.rec.Capacities {
 		x.say("CAPACITY %s on %s at %s: %s", c.Arm, c.Workload, c.Objective, c.Describe())
 		if c.Failed > 0 {
-			x.say("  failed at %s req/s: %s", human.Count(c.Failed), c.FailedWhy)
+			x.say("  failed at %s %s: %s", amount(c.Failed, c.Units()), c.Units(), c.FailedWhy)
 		}
 	}
 	for _, v := range x.rec.CapacityVerdicts {
@@ -98,8 +101,33 @@ func describeSize(c *results.Capacity, sz results.Size) string {
 // probeRule states the probe-length rule with the plan's figures.
 func probeRule(p *plan.Plan) string {
 	q := p.SLO.Highest()
-	return fmt.Sprintf("%v uncounted, then %.0f samples (%d/(1-%g)), at least %v and at most %v", time.Duration(p.Rounds.Settle),
+	rule := fmt.Sprintf("%v uncounted, then %.0f samples (%d/(1-%g)), at least %v and at most %v", time.Duration(p.Rounds.Settle),
 		plan.SamplesBeyondQuantile/(1-q), plan.SamplesBeyondQuantile, q, time.Duration(p.Capacity.ProbeMin), time.Duration(p.Capacity.ProbeMax))
+	if p.Capacity.Model == "closed" {
+		rule += fmt.Sprintf(", each user expected to send once per think time plus the tightest limit (%v)", time.Duration(p.Load.ThinkTime)+p.SLO.Tightest())
+	}
+	return rule
+}
+
+// expectedRate is the rate a probe at load sends, for its length: the
+// rate itself in the open model; in the closed model each user sends at
+// least once per think time plus the tightest limit while the objective
+// holds (its mean latency is below every limit), so a passing probe
+// counts at least the samples its rule asks.
+func expectedRate(p *plan.Plan, at float64) float64 {
+	if p.Capacity.Model != "closed" {
+		return at
+	}
+	return at / (time.Duration(p.Load.ThinkTime) + p.SLO.Tightest()).Seconds()
+}
+
+// probeLoad is the model of a probe at load for d: the open model's
+// arrival rate, or the closed model's users with the plan's think time.
+func probeLoad(p *plan.Plan, at float64, d time.Duration) load.Model {
+	if p.Capacity.Model == "closed" {
+		return load.ClosedModel{Users: int(at), Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
+	}
+	return load.OpenModel{Rate: at, Duration: d}
 }
 
 // armsAlive reports whether p keeps every arm alive at once: in
@@ -242,7 +270,7 @@ func (x *execution) searchCapacity(ctx context.Context, trial int, w plan.Worklo
 			x.warn("%s on %s, start %d: no capacity search: %v", l.im.ID(), w.Name, trial, err)
 			continue
 		}
-		as = append(as, &armSearch{l: l, c: c, s: newSearch(rate, float64(p.Capacity.Resolution), growth, p.Capacity.MaxProbes)})
+		as = append(as, &armSearch{l: l, c: c, s: newSearch(scaleOf(c.Units()), rate, float64(p.Capacity.Resolution), growth, p.Capacity.MaxProbes)})
 	}
 	for step := 1; ctx.Err() == nil; step++ {
 		var todo []*armSearch
@@ -263,18 +291,25 @@ func (x *execution) searchCapacity(ctx context.Context, trial int, w plan.Worklo
 				// ceiling: the probe is repeated once at once, and only
 				// the repeat counts; both are kept for the curve.
 				a.c.Probes = append(a.c.Probes, pr)
-				x.say("%s on %s, start %d, step %d: %s; repeated", a.l.im.ID(), w.Name, trial, step, describeProbe(pr))
+				x.say("%s on %s, start %d, step %d: %s; repeated", a.l.im.ID(), w.Name, trial, step, describeProbe(pr, a.c.Units()))
 				pr, short = x.probe(ctx, a.l, w, rate, trial)
 			}
 			if ctx.Err() != nil {
 				break
 			}
-			if short {
-				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s req/s counted %d samples, fewer than the %.0f its p%g needs: capacity.probe_max cut it", trial, human.Count(rate), pr.Samples, plan.SamplesBeyondQuantile/(1-p.SLO.Highest()), 100*p.SLO.Highest()))
+			need := plan.SamplesBeyondQuantile / (1 - p.SLO.Highest())
+			switch {
+			case short:
+				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s counted %d samples, fewer than the %.0f its p%g needs: capacity.probe_max cut it", trial, amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
+			case pr.Pass && float64(pr.Samples) < math.Round(need):
+				// A closed-model probe's length is from the rate it was
+				// expected to send (expectedRate); one that passed on
+				// fewer samples says so.
+				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s passed on %d samples, fewer than the %.0f its p%g needs", trial, amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
 			}
 			a.c.Probes = append(a.c.Probes, pr)
 			a.s.record(rate, pr.Pass, pr.GeneratorLimited, pr.Why)
-			x.say("%s on %s, start %d, step %d: %s", a.l.im.ID(), w.Name, trial, step, describeProbe(pr))
+			x.say("%s on %s, start %d, step %d: %s", a.l.im.ID(), w.Name, trial, step, describeProbe(pr, a.c.Units()))
 		}
 	}
 	for _, a := range as {
@@ -301,7 +336,8 @@ func exited(l *live) bool {
 // startRate is where l's search starts on w, and the factor it brackets
 // by: the plan's start_rate; else, in a later start, the previous starts'
 // lowest passing rate (bracketing by RefineGrowth); else half the
-// throughput of a StartProbe closed-model probe at the warm-up's users.
+// throughput of a StartProbe closed-model probe at the warm-up's users;
+// a search of users starts at the warm-up's users.
 func (x *execution) startRate(ctx context.Context, l *live, w plan.Workload, c *results.Capacity) (float64, float64, error) {
 	p := x.plan
 	if p.Capacity.StartRate > 0 {
@@ -320,6 +356,9 @@ func (x *execution) startRate(ctx context.Context, l *live, w plan.Workload, c *
 	if p.Load.Model == "closed" && len(p.Load.Levels) > 0 {
 		users = p.Load.Levels[0]
 	}
+	if p.Capacity.Model == "closed" {
+		return float64(users), BracketGrowth, nil
+	}
 	l.thaw()
 	defer l.freeze()
 	res, err := x.attacker(nil).Attack(ctx, load.StatusChecked(l.settled[w.Name]), load.ClosedModel{Users: users, Duration: StartProbe, ThinkTime: time.Duration(p.Load.ThinkTime)})
@@ -333,22 +372,23 @@ func (x *execution) startRate(ctx context.Context, l *live, w plan.Workload, c *
 	return row.Throughput / 2, BracketGrowth, nil
 }
 
-// probe runs l at rate in the open model: the plan's settle uncounted,
-// then as long as the objective's highest percentile needs
-// (plan.CapacitySettings.ProbeSeconds), and judges it (judgeProbe).
-// short reports a probe probe_max cut below its rule.
+// probe runs l at rate in the open model (or rate users in the closed
+// model): the plan's settle uncounted, then as long as the objective's
+// highest percentile needs (plan.CapacitySettings.ProbeSeconds, at
+// expectedRate), and judges it (judgeProbe). short reports a probe
+// probe_max cut below its rule.
 func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate float64, trial int) (pr results.Probe, short bool) {
 	p := x.plan
-	d, short := p.Capacity.ProbeSeconds(rate, p.SLO.Highest())
+	d, short := p.Capacity.ProbeSeconds(expectedRate(p, rate), p.SLO.Highest())
 	pr = results.Probe{Start: trial, Rate: rate}
 	l.thaw()
 	defer l.freeze()
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
 	pr.At = time.Now().UTC()
-	x.progress.phase(fmt.Sprintf("probe at %s req/s", human.Count(rate)), time.Duration(p.Rounds.Settle)+d)
+	x.progress.phase(fmt.Sprintf("probe at %s %s", amount(rate, p.Capacity.Unit()), p.Capacity.Unit()), time.Duration(p.Rounds.Settle)+d)
 	a := x.attacker(x.progress.onProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}))
-	res, err := a.Attack(ctx, load.StatusChecked(l.settled[w.Name]), load.OpenModel{Rate: rate, Duration: d})
+	res, err := a.Attack(ctx, load.StatusChecked(l.settled[w.Name]), probeLoad(p, rate, d))
 	after, serr := smp.Sample(ctx)
 	if err != nil {
 		pr.Why = "load failed: " + err.Error()
@@ -424,8 +464,17 @@ func judgeProbe(pr *results.Probe, slo plan.SLO, latency, service func(q float64
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-// describeProbe is a probe's progress line.
-func describeProbe(pr results.Probe) string {
+// amount writes a load in unit: users as whole numbers, rates as
+// human.Count does.
+func amount(v float64, unit string) string {
+	if unit == results.UnitUsers {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return human.Count(v)
+}
+
+// describeProbe is a probe's progress line; unit is its capacity's.
+func describeProbe(pr results.Probe, unit string) string {
 	verdict := "pass"
 	switch {
 	case pr.GeneratorLimited:
@@ -433,8 +482,8 @@ func describeProbe(pr results.Probe) string {
 	case !pr.Pass:
 		verdict = "fail: " + pr.Why
 	}
-	return fmt.Sprintf("%s req/s (achieved %s): p50 %s, p99 %s, p99.9 %s, errors %s, lateness p99 %s, service CPU %.0f%%, generator %.0f%%: %s",
-		human.Count(pr.Rate), human.Count(pr.Achieved), human.Ms(pr.P50Ms), human.Ms(pr.P99Ms), human.Ms(pr.P999Ms), plan.Fraction(pr.ErrorRate),
+	return fmt.Sprintf("%s %s (achieved %s req/s): p50 %s, p99 %s, p99.9 %s, errors %s, lateness p99 %s, service CPU %.0f%%, generator %.0f%%: %s",
+		amount(pr.Rate, unit), unit, human.Count(pr.Achieved), human.Ms(pr.P50Ms), human.Ms(pr.P99Ms), human.Ms(pr.P999Ms), plan.Fraction(pr.ErrorRate),
 		human.Ms(pr.LatenessP99Ms), pr.ServiceCPU, pr.GeneratorCPU, verdict)
 }
 

@@ -22,15 +22,74 @@ const (
 	// from the previous start's estimate.
 	BracketGrowth = 2.0
 	RefineGrowth  = 1.25
+	// MaxProbeUsers is the most closed-model users probed: beyond it the
+	// search stops with a lower bound.
+	MaxProbeUsers = 100_000
 )
+
+// scale is what a search varies: the open model's arrival rate, or the
+// closed model's users, whole numbers from one up.
+type scale struct {
+	unit, noun string
+	min, max   float64
+	whole      bool
+}
+
+var (
+	rateScale  = scale{unit: results.UnitRate, noun: "rate", min: MinProbeRate, max: MaxProbeRate}
+	usersScale = scale{unit: results.UnitUsers, noun: "number of users", min: 1, max: MaxProbeUsers, whole: true}
+)
+
+// scaleOf is the scale of a capacity in unit.
+func scaleOf(unit string) scale {
+	if unit == results.UnitUsers {
+		return usersScale
+	}
+	return rateScale
+}
+
+// format writes v in the scale's unit: "312.5 req/s", "40 users".
+func (sc scale) format(v float64) string {
+	if sc.whole {
+		return fmt.Sprintf("%.0f %s", v, sc.unit)
+	}
+	return fmt.Sprintf("%.1f %s", v, sc.unit)
+}
+
+// up is the next load above pass, by growth; down the next below top.
+// Whole loads move by at least one.
+func (sc scale) up(pass, growth float64) float64 {
+	if sc.whole {
+		return math.Max(pass+1, math.Round(pass*growth))
+	}
+	return pass * growth
+}
+
+func (sc scale) down(top, growth float64) float64 {
+	if sc.whole {
+		return math.Min(top-1, math.Round(top/growth))
+	}
+	return top / growth
+}
+
+// mid is the bisection's next load between pass and top.
+func (sc scale) mid(pass, top float64) float64 {
+	if sc.whole {
+		return math.Floor((pass + top) / 2)
+	}
+	return (pass + top) / 2
+}
 
 // search is one arm's capacity search in one start: bracket the
 // objective's edge by growing or shrinking the rate by a factor until one
 // rate passes and one fails, then bisect until the lowest failing rate
 // is within resolution of the highest passing one. A generator-limited
 // probe is a ceiling the search cannot see past: it bisects below it,
-// and the result is a lower bound.
+// and the result is a lower bound. On the users scale the same holds of
+// whole numbers of users: the search also ends when the failing number
+// is one above the passing one.
 type search struct {
+	sc                 scale
 	resolution, growth float64
 	maxProbes          int
 	// next is the rate to probe next.
@@ -44,8 +103,11 @@ type search struct {
 	stop string
 }
 
-func newSearch(start, resolution, growth float64, maxProbes int) *search {
-	return &search{next: math.Min(math.Max(start, MinProbeRate), MaxProbeRate), resolution: resolution, growth: growth, maxProbes: maxProbes}
+func newSearch(sc scale, start, resolution, growth float64, maxProbes int) *search {
+	if sc.whole {
+		start = math.Round(start)
+	}
+	return &search{sc: sc, next: math.Min(math.Max(start, sc.min), sc.max), resolution: resolution, growth: growth, maxProbes: maxProbes}
 }
 
 // top is the lowest rate known not to pass: a failing rate or the
@@ -70,7 +132,7 @@ func (s *search) done() bool {
 // resolution.
 func (s *search) reached() bool {
 	t := s.top()
-	return s.pass > 0 && t > 0 && (t-s.pass)/s.pass <= s.resolution
+	return s.pass > 0 && t > 0 && ((t-s.pass)/s.pass <= s.resolution || s.sc.whole && t-s.pass <= 1)
 }
 
 // record takes the outcome of the probe at rate and sets the next rate.
@@ -93,17 +155,17 @@ func (s *search) record(rate float64, pass, generatorLimited bool, why string) {
 	case s.done():
 		return
 	case s.pass == 0:
-		s.next = t / s.growth
+		s.next = s.sc.down(t, s.growth)
 	case t == 0:
-		s.next = s.pass * s.growth
+		s.next = s.sc.up(s.pass, s.growth)
 	default:
-		s.next = (s.pass + t) / 2
+		s.next = s.sc.mid(s.pass, t)
 	}
 	switch {
-	case s.next < MinProbeRate:
-		s.stop = fmt.Sprintf("failed the objective at every rate down to %.1f req/s", t)
-	case s.next > MaxProbeRate:
-		s.stop = fmt.Sprintf("passed at %.0f req/s, the search's highest rate", s.pass)
+	case s.next < s.sc.min:
+		s.stop = fmt.Sprintf("failed the objective at every %s down to %s", s.sc.noun, s.sc.format(t))
+	case s.next > s.sc.max:
+		s.stop = fmt.Sprintf("passed at %.0f %s, the search's highest %s", s.pass, s.sc.unit, s.sc.noun)
 	case s.probes >= s.maxProbes:
 		s.stop = fmt.Sprintf("stopped after %d probes (capacity.max_probes)", s.probes)
 	}
@@ -151,6 +213,7 @@ func estimate(c *results.Capacity) {
 	if len(c.Brackets) == 0 {
 		return
 	}
+	sc := scaleOf(c.Units())
 	var mids, halves []float64
 	lowest := math.Inf(1)
 	failedEverywhere := ""
@@ -163,12 +226,12 @@ func estimate(c *results.Capacity) {
 			// The generator limited every rate this start tried: it says
 			// nothing of the service, and bounds nothing.
 			if !c.LowerBound {
-				c.LowerBound, c.Reason = true, fmt.Sprintf("start %d: the generator limited every rate it tried, down to %.0f req/s (%s)", b.Start, b.Fail, b.Why)
+				c.LowerBound, c.Reason = true, fmt.Sprintf("start %d: the generator limited every %s it tried, down to %.0f %s (%s)", b.Start, sc.noun, b.Fail, sc.unit, b.Why)
 			}
 			continue
 		case b.Pass == 0:
 			if failedEverywhere == "" {
-				failedEverywhere = fmt.Sprintf("start %d failed the objective at every rate it tried, down to %.1f req/s (%s)", b.Start, b.Fail, firstOf(b.Why, b.Stopped))
+				failedEverywhere = fmt.Sprintf("start %d failed the objective at every %s it tried, down to %s (%s)", b.Start, sc.noun, sc.format(b.Fail), firstOf(b.Why, b.Stopped))
 			}
 		case b.GeneratorLimited:
 			if !c.LowerBound || c.Reason == "" {
@@ -230,7 +293,7 @@ func judgeCapacity(workload, objective string, caps []*results.Capacity) *result
 			v.MeasuredSeconds += p.Seconds
 		}
 		if c.LowerBound && c.Rate > 0 {
-			v.LowerBounds = append(v.LowerBounds, fmt.Sprintf("%s's capacity is a lower bound, at least %.0f req/s: %s", c.Arm, c.Low, c.Reason))
+			v.LowerBounds = append(v.LowerBounds, fmt.Sprintf("%s's capacity is a lower bound, at least %.0f %s: %s", c.Arm, c.Low, c.Units(), c.Reason))
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rate > ranked[j].Rate })

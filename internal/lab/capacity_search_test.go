@@ -15,7 +15,13 @@ import (
 // limits the probe. It returns the search and the rates probed.
 func runSearch(t *testing.T, start, growth float64, pass, limit func(float64) bool) (*search, []float64) {
 	t.Helper()
-	s := newSearch(start, 0.02, growth, plan.DefaultMaxProbes)
+	return runSearchOn(t, rateScale, start, growth, pass, limit)
+}
+
+// runSearchOn is runSearch on a scale: rates or users.
+func runSearchOn(t *testing.T, sc scale, start, growth float64, pass, limit func(float64) bool) (*search, []float64) {
+	t.Helper()
+	s := newSearch(sc, start, 0.02, growth, plan.DefaultMaxProbes)
 	var rates []float64
 	for i := 0; !s.done(); i++ {
 		if i > 100 {
@@ -137,12 +143,86 @@ func TestSearchLowerBound(t *testing.T) {
 }
 
 func TestSearchMaxProbes(t *testing.T) {
-	s := newSearch(1, 0.02, BracketGrowth, 3)
+	s := newSearch(rateScale, 1, 0.02, BracketGrowth, 3)
 	for i := 0; !s.done() && i < 10; i++ {
 		s.record(s.next, true, false, "")
 	}
 	if s.probes != 3 || !strings.Contains(s.stop, "max_probes") {
 		t.Errorf("%d probes, stop %q; want 3 and max_probes named", s.probes, s.stop)
+	}
+}
+
+// closedService is a synthetic closed-model service: one server of
+// capacity mu req/s, users each thinking think seconds between requests.
+// Its latency at n users is that of the closed model's asymptote (the
+// interactive response time law): R(n) = max(s, n/mu - think), with
+// service time s = 1/mu; the objective holds while R(n) <= limit, up to
+// n* = floor(mu × (limit + think)).
+func closedService(mu, think, limit float64) (pass func(float64) bool, edge float64) {
+	pass = func(n float64) bool { return math.Max(1/mu, n/mu-think) <= limit }
+	return pass, math.Floor(mu * (limit + think))
+}
+
+func TestSearchUsers(t *testing.T) {
+	tests := []struct {
+		name          string
+		mu, think, ms float64 // capacity (req/s), think time (s), limit (ms)
+		start, growth float64
+		maxSteps      int
+	}{
+		// 20,000 req/s, 10 ms think, 10 ms limit: 400 users, from 50.
+		{"bracket upwards", 20_000, 0.010, 10, 50, BracketGrowth, 16},
+		// From far above: halves, then bisects.
+		{"bracket downwards", 2_000, 0.010, 5, 3000, BracketGrowth, 16},
+		// A slow service with a long think: 3 users; whole numbers
+		// end the search where 2% cannot.
+		{"a few users", 100, 0.020, 10, 1, BracketGrowth, 8},
+		// A later start refines from an estimate.
+		{"refine", 20_000, 0.010, 10, 390, RefineGrowth, 10},
+	}
+	for _, tc := range tests {
+		pass, edge := closedService(tc.mu, tc.think, tc.ms/1e3)
+		s, users := runSearchOn(t, usersScale, tc.start, tc.growth, pass, never)
+		for _, n := range users {
+			if n != math.Round(n) || n < 1 {
+				t.Errorf("%s: probed %g users, want whole numbers from 1", tc.name, n)
+			}
+		}
+		b := s.bracket(1)
+		if !(b.Pass <= edge && edge < b.Fail) {
+			t.Errorf("%s: bracket [%g, %g] does not hold the edge %g users", tc.name, b.Pass, b.Fail, edge)
+		}
+		if (b.Fail-b.Pass)/b.Pass > 0.02 && b.Fail-b.Pass > 1 {
+			t.Errorf("%s: bracket [%g, %g] wider than the resolution and one user", tc.name, b.Pass, b.Fail)
+		}
+		if len(users) > tc.maxSteps || b.Stopped != "" {
+			t.Errorf("%s: %d probes (%v), stopped %q; want at most %d", tc.name, len(users), users, b.Stopped, tc.maxSteps)
+		}
+		c := &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{b}}
+		estimate(c)
+		if c.Low != b.Pass || c.High != b.Fail || !strings.HasSuffix(strings.Fields(c.Describe())[1], "users") {
+			t.Errorf("%s: capacity %q, want the bracket in users", tc.name, c.Describe())
+		}
+	}
+
+	// A service failing at one user has no capacity, and says so in users.
+	s, users := runSearchOn(t, usersScale, 8, BracketGrowth, func(float64) bool { return false }, never)
+	c := &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{s.bracket(1)}}
+	estimate(c)
+	if last := users[len(users)-1]; last != 1 || c.Rate != 0 || c.Describe() != "none: start 1 failed the objective at every number of users it tried, down to 1 users (p99 over its limit)" {
+		t.Errorf("probed %v; capacity %q, want none, down to 1 user", users, c.Describe())
+	}
+	// The generator's ceiling bounds users as it bounds rates.
+	pass, _ := closedService(50_000, 0.010, 0.010)
+	s, _ = runSearchOn(t, usersScale, 64, BracketGrowth, pass, func(n float64) bool { return n > 300 })
+	c = &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{s.bracket(1)}}
+	estimate(c)
+	if !c.LowerBound || c.Low < 294 || c.Low > 300 || !strings.HasPrefix(c.Describe(), "at least") || !strings.Contains(c.Describe(), "users") {
+		t.Errorf("capacity %q, want a lower bound just under 300 users", c.Describe())
+	}
+	v := judgeCapacity("string", "p99 ≤ 10ms", []*results.Capacity{c})
+	if lb := strings.Join(v.LowerBounds, "\n"); !strings.Contains(lb, "users: generator at 90%") {
+		t.Errorf("lower bounds %q, want them in users", v.LowerBounds)
 	}
 }
 

@@ -114,3 +114,113 @@ func TestRunCapacity(t *testing.T) {
 		t.Errorf("run.json does not keep the capacity and its objective")
 	}
 }
+
+// smokeCapacityUsers is a closed-model capacity search on a tiny budget:
+// go-stdlib on string, users thinking 10 ms, a loose objective, 20%
+// resolution, short probes, two starts.
+const smokeCapacityUsers = `name: smoke-capacity-users
+implementations: [go-stdlib]
+workloads: [string]
+verify: quick
+slo: {p90: 20ms, errors: 1%}
+capacity: {resolution: 20%, probe_min: 500ms, probe_max: 2s, max_probes: 10}
+settle: 200ms
+load:
+  model: closed
+  think_time: 10ms
+  levels: [32]
+  warmup: 1s
+`
+
+// TestRunCapacityUsers searches go-stdlib's capacity in users for real
+// (the closed model with a think time): every probe runs a whole number
+// of users and is recorded with its figures, the search starts at the
+// warm-up's users and the second start where the first passed, the
+// capacity is in users with its interval (or a lower bound or none,
+// with the reason: the machine may be busy), and run.json keeps it.
+func TestRunCapacityUsers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds go-stdlib and searches its capacity")
+	}
+	root, err := service.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.ParsePlan("smoke-capacity-users.yaml", []byte(smokeCapacityUsers), catalogOf(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Capacity.Unit() != results.UnitUsers {
+		t.Fatalf("plan searches %s, want users", p.Capacity.Unit())
+	}
+	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Progress: testWriter{t}, Command: "showdown run smoke-capacity-users.yaml", NoiseSeconds: -1}
+	dir, rec, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDescendants(t)
+	if len(rec.Capacities) != 1 {
+		t.Fatalf("%d capacities, want 1", len(rec.Capacities))
+	}
+	c := rec.Capacities[0]
+	if c.Unit != results.UnitUsers || c.Arm != "go-stdlib" || c.Objective != "p90 ≤ 20ms, errors ≤ 1%" {
+		t.Errorf("capacity of %s at %q in %q, want go-stdlib's in users", c.Arm, c.Objective, c.Unit)
+	}
+	if len(c.Brackets) != 2 || len(c.Probes) < 3 {
+		t.Fatalf("%d brackets, %d probes; want 2 and at least 3", len(c.Brackets), len(c.Probes))
+	}
+	if c.Probes[0].Rate != 32 {
+		t.Errorf("first probe at %g users, want the warm-up's 32", c.Probes[0].Rate)
+	}
+	for _, pr := range c.Probes {
+		if pr.Rate < 1 || pr.Rate != float64(int(pr.Rate)) {
+			t.Errorf("probe at %g users, want a whole number from 1", pr.Rate)
+		}
+		// Latency from the send: a closed model has no send lateness.
+		if pr.Seconds < 0.4 || pr.Samples == 0 || pr.Achieved <= 0 || pr.P50Ms <= 0 || pr.P99Ms < pr.P50Ms || pr.ServiceCPU <= 0 || pr.GeneratorCPU <= 0 || pr.LatenessP99Ms != 0 {
+			t.Errorf("start %d probe at %g users: %+v; want every figure measured, no lateness", pr.Start, pr.Rate, pr)
+		}
+		// Each user waits 10 ms between requests: it cannot send 100
+		// a second.
+		if pr.Achieved > 100*pr.Rate {
+			t.Errorf("probe at %g users achieved %.0f req/s, more than 100 per user", pr.Rate, pr.Achieved)
+		}
+		if pr.Pass == (pr.Why != "") {
+			t.Errorf("probe at %g users: pass %v, why %q", pr.Rate, pr.Pass, pr.Why)
+		}
+	}
+	if first := c.Brackets[0]; first.Pass > 0 {
+		for _, pr := range c.Probes {
+			if pr.Start == 2 {
+				if pr.Rate != first.Pass {
+					t.Errorf("start 2 began at %g users, want start 1's highest pass %g", pr.Rate, first.Pass)
+				}
+				break
+			}
+		}
+	}
+	switch {
+	case c.Rate == 0:
+		if c.Reason == "" {
+			t.Errorf("no capacity and no reason: %+v", c)
+		}
+		t.Logf("no capacity on this machine now: %s", c.Describe())
+	case c.LowerBound:
+		if c.Reason == "" || c.Low <= 0 || !strings.Contains(c.Describe(), "users") {
+			t.Errorf("lower bound %q without a reason or its unit", c.Describe())
+		}
+		t.Logf("capacity is a lower bound on this machine now: %s", c.Describe())
+	default:
+		if !(c.Low <= c.Rate && c.Rate <= c.High) || c.Failed <= 0 || c.FailedWhy == "" || !strings.Contains(c.Describe(), " users [") {
+			t.Errorf("capacity %s, failed at %g (%s)", c.Describe(), c.Failed, c.FailedWhy)
+		}
+		t.Logf("capacity: %s", c.Describe())
+	}
+	back, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Capacities) != 1 || back.Capacities[0].Unit != results.UnitUsers || back.Plan.Capacity.Model != "closed" {
+		t.Errorf("run.json does not keep the capacity in users and the search's model")
+	}
+}

@@ -184,6 +184,20 @@ type CapacitySettings struct {
 	ProbeMax Duration `yaml:"probe_max" json:"probe_max"`
 	// MaxProbes bounds one arm's probes in one start.
 	MaxProbes int `yaml:"max_probes" json:"max_probes"`
+	// Model is the search's model, from the plan's load.model: "open"
+	// finds the highest arrival rate (req/s) meeting the objective;
+	// "closed" (written load.model: closed, with a think time above
+	// zero) the most users. Its warm-up runs the plan's load either way.
+	Model string `yaml:"-" json:"model,omitempty"`
+}
+
+// Unit is the unit of a capacity the search finds: "users" for the
+// closed model, "req/s" for the open.
+func (c CapacitySettings) Unit() string {
+	if c.Model == "closed" {
+		return "users"
+	}
+	return "req/s"
 }
 
 // ProbeSeconds is the counted length of a probe at rate for an objective
@@ -274,6 +288,12 @@ func (p *Plan) applyCapacityDefaults() {
 	if c.MaxProbes == 0 {
 		c.MaxProbes = DefaultMaxProbes
 	}
+	// A plan that writes load.model: closed searches users; otherwise
+	// (closed being only the warm-up's default) the open model's rate.
+	c.Model = "open"
+	if p.has("load", "model") && p.Load.Model == "closed" {
+		c.Model = "closed"
+	}
 	// The levels of a capacity plan are only its warm-up's load.
 	if len(p.Load.Levels) == 0 {
 		p.Load.Levels = []int{DefaultCapacityWarmupUsers}
@@ -299,6 +319,14 @@ func (p *Plan) validateCapacity(add func(path []string, hint, format string, arg
 		if p.Load.Iterations > 0 {
 			add([]string{"load", "iterations"}, "remove it", "a plan with slo runs no iterations per user")
 		}
+		if p.Capacity.Model == "closed" {
+			if p.Load.ThinkTime <= 0 {
+				add([]string{"load", "think_time"}, "e.g. think_time: 10ms; or leave load.model out to find the open model's rate", "a closed-model capacity (load.model: closed) needs a think time above zero: without one, users only queue, and the most users meeting the objective says nothing a rate does not")
+			}
+			if p.Capacity.StartRate > 0 {
+				add([]string{"capacity", "start_rate"}, "remove it: a closed-model search starts at the warm-up's users (load.levels)", "start_rate is a rate; a closed-model capacity is in users")
+			}
+		}
 	}
 	c := p.Capacity
 	set := p.has("capacity")
@@ -321,6 +349,8 @@ func (p *Plan) validateCapacity(add func(path []string, hint, format string, arg
 		switch {
 		case p.SLO == nil:
 			add([]string{"sizing"}, "add an objective, e.g. slo: {p99: 10ms}", "sizing needs an slo: it is sized from the capacity at it")
+		case p.Capacity.Model == "closed":
+			add([]string{"sizing"}, "remove it, or leave load.model out to find the open model's rate", "sizing is from a capacity in req/s; a closed-model capacity is in users")
 		case s.Rate < 0 || s.DailyPageViews < 0 || s.RequestsPerView < 0 || s.Servers < 0:
 			add([]string{"sizing"}, "", "rate, daily_page_views, requests_per_view and servers must not be negative")
 		case (s.Rate > 0) == (s.DailyPageViews > 0):

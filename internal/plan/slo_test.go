@@ -127,6 +127,14 @@ func TestParseSLOErrors(t *testing.T) {
 			want: []string{"c.yaml:5: sizing: give either rate or daily_page_views"},
 		},
 		{
+			// A closed-model capacity needs a think time (located at
+			// load, as the plan leaves think_time out), takes no start
+			// rate and sizes nothing: its capacity is in users.
+			name: "closed model without think time",
+			text: "slo: {p99: 10ms}\ncapacity: {start_rate: 100}\nsizing: {rate: 100}\nload:\n  model: closed\n",
+			want: []string{"c.yaml:5: capacity.start_rate: start_rate is a rate", "c.yaml:6: sizing: sizing is from a capacity in req/s", "c.yaml:8: load.think_time: a closed-model capacity (load.model: closed) needs a think time above zero"},
+		},
+		{
 			// A capacity plan has at most one level: its warm-up's.
 			name: "levels",
 			text: "slo: {p99: 10ms}\nload: {levels: [10, 50]}\n",
@@ -148,6 +156,33 @@ func TestParseSLOErrors(t *testing.T) {
 			if !strings.Contains(list[i].Error(), w) {
 				t.Errorf("%s: error %d is %q, want it to contain %q", tc.name, i, list[i].Error(), w)
 			}
+		}
+	}
+}
+
+// TestCapacityModel: the search counts users only where the plan writes
+// load.model: closed (with a think time); closed by default is only the
+// warm-up's model, and the search's the open model's rate.
+func TestCapacityModel(t *testing.T) {
+	tests := []struct {
+		name, text      string
+		wantModel, unit string
+	}{
+		// No model written: the warm-up is closed, the search open.
+		{"default", "slo: {p99: 10ms}\n", "open", "req/s"},
+		// Written open: the open model's rate.
+		{"open", "slo: {p99: 10ms}\nload: {model: open, levels: [1000]}\n", "open", "req/s"},
+		// Written closed, with a think time: users.
+		{"closed", "slo: {p99: 10ms}\nload: {model: closed, think_time: 10ms, levels: [20]}\n", "closed", "users"},
+	}
+	for _, tc := range tests {
+		p, err := ParsePlan("c.yaml", []byte(capacityBase+tc.text), testCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if p.Capacity.Model != tc.wantModel || p.Capacity.Unit() != tc.unit {
+			t.Errorf("%s: model %q, unit %q; want %q, %q", tc.name, p.Capacity.Model, p.Capacity.Unit(), tc.wantModel, tc.unit)
 		}
 	}
 }

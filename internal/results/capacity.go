@@ -10,8 +10,9 @@ import (
 
 // Capacity is one arm's capacity at a plan's objective (slo) on one
 // workload: the highest open-model arrival rate at which the objective
-// holds at steady state, found by bracketing then bisecting. Every probe
-// is kept, so the latency-load curve is drawn from the same runs.
+// holds at steady state, or (Unit "users") the most closed-model users
+// with the plan's think time, found by bracketing then bisecting. Every
+// probe is kept, so the latency-load curve is drawn from the same runs.
 type Capacity struct {
 	Workload string `json:"workload"`
 	// Arm is the implementation id (with its core count when the plan
@@ -27,8 +28,11 @@ type Capacity struct {
 	CPUs float64 `json:"cpus,omitempty"`
 	// Objective is the plan's slo as it reads ("p99 <= 10ms, errors <= 0.1%").
 	Objective string `json:"objective"`
-	// Rate is the capacity estimate (requests per second) and Low/High
-	// its interval.
+	// Unit is what Rate, Low, High, Failed, the brackets and the
+	// probes' Rate count: "req/s" (the open model's arrival rate; empty
+	// in runs recorded before the closed model's search) or "users".
+	Unit string `json:"unit,omitempty"`
+	// Rate is the capacity estimate (in Unit) and Low/High its interval.
 	Rate float64 `json:"rate"`
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
@@ -37,7 +41,7 @@ type Capacity struct {
 	// with Rate 0, why there is no capacity).
 	LowerBound bool   `json:"lower_bound,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	// Failed is the lowest rate that failed the objective, and FailedWhy
+	// Failed is the lowest load that failed the objective, and FailedWhy
 	// what failed there ("p99 14.2 ms > 10 ms", "errors 0.4% > 0.1%",
 	// "generator late: p99 1.3 ms > 1 ms").
 	Failed    float64 `json:"failed,omitempty"`
@@ -81,14 +85,28 @@ type Bracket struct {
 func (c *Capacity) Describe() string {
 	switch {
 	case c.LowerBound && c.Low > 0:
-		return fmt.Sprintf("at least %s req/s (a lower bound: %s)", count(c.Low), c.Reason)
+		return fmt.Sprintf("at least %s %s (a lower bound: %s)", count(c.Low), c.Units(), c.Reason)
 	case c.Rate == 0 && c.Reason != "":
 		return "none: " + c.Reason
 	case c.Rate == 0:
 		return "not measured"
 	}
-	return fmt.Sprintf("%s req/s [%s, %s]", count(c.Rate), count(c.Low), count(c.High))
+	return fmt.Sprintf("%s %s [%s, %s]", count(c.Rate), c.Units(), count(c.Low), count(c.High))
 }
+
+// Units is c's Unit, "req/s" when the run recorded none.
+func (c *Capacity) Units() string {
+	if c.Unit == "" {
+		return UnitRate
+	}
+	return c.Unit
+}
+
+// The units of a capacity.
+const (
+	UnitRate  = "req/s"
+	UnitUsers = "users"
+)
 
 // count writes a rate as the report does (human.Count above 100).
 func count(v float64) string { return fmt.Sprintf("%.0f", math.Round(v)) }
@@ -138,11 +156,12 @@ type Size struct {
 
 // SizeFor sizes c's arm for s: from the capacity interval's lower end
 // (the conservative side), the cores, instances and memory needed.
+// A capacity in users sizes nothing (Instances 0): the load is a rate.
 func SizeFor(c *Capacity, s plan.Sizing) Size {
 	rate := s.RequestsPerSecond()
 	out := Size{Arm: c.Arm, Workload: c.Workload, Rate: rate, LowerBound: c.LowerBound}
 	capRate := c.Low
-	if capRate <= 0 {
+	if capRate <= 0 || c.Units() != UnitRate {
 		return out
 	}
 	share := rate / capRate
@@ -152,12 +171,14 @@ func SizeFor(c *Capacity, s plan.Sizing) Size {
 	return out
 }
 
-// Probe is one open-model run of an arm at one arrival rate, judged
-// against the objective.
+// Probe is one run of an arm at one load, judged against the objective:
+// an open-model arrival rate, or (in a capacity in users) a number of
+// closed-model users.
 type Probe struct {
 	Start int       `json:"start"`
 	At    time.Time `json:"at"`
-	// Rate is the offered rate; Achieved what completed per second.
+	// Rate is the offered load in its capacity's Unit (an arrival rate,
+	// or users); Achieved what completed per second.
 	Rate     float64 `json:"rate"`
 	Achieved float64 `json:"achieved"`
 	Seconds  float64 `json:"seconds"`

@@ -27,11 +27,35 @@ func TestSizeFor(t *testing.T) {
 		{"two CPUs", &Capacity{Rate: 2000, Low: 2000, CPUs: 2, RSSBytes: 1}, plan.Sizing{Rate: 1000}, 1, 1, 1},
 		// No capacity: nothing to size from.
 		{"no capacity", &Capacity{}, plan.Sizing{Rate: 1000}, 0, 0, 0},
+		// A capacity in users sizes no rate.
+		{"users", &Capacity{Unit: UnitUsers, Rate: 200, Low: 190, CPUs: 1, RSSBytes: 1}, plan.Sizing{Rate: 1000}, 0, 0, 0},
 	}
 	for _, tc := range tests {
 		got := SizeFor(tc.c, tc.s)
 		if math.Abs(got.Cores-tc.cores) > 1e-9 || got.Instances != tc.instances || got.MemoryBytes != tc.memory {
 			t.Errorf("%s: %.4f cores, %d processes, %d bytes; want %.4f, %d, %d", tc.name, got.Cores, got.Instances, got.MemoryBytes, tc.cores, tc.instances, tc.memory)
+		}
+	}
+}
+
+// TestCapacityUnit: a capacity says its unit, and one recorded before
+// capacities had units (no unit in run.json) is a rate.
+func TestCapacityUnit(t *testing.T) {
+	tests := []struct {
+		name string
+		c    Capacity
+		want string
+	}{
+		// A run recorded before the closed model's search: req/s.
+		{"no unit", Capacity{Rate: 2100, Low: 2000, High: 2200}, "2100 req/s [2000, 2200]"},
+		// The closed model's: users.
+		{"users", Capacity{Unit: UnitUsers, Rate: 310, Low: 290, High: 330}, "310 users [290, 330]"},
+		// A lower bound in users.
+		{"lower bound", Capacity{Unit: UnitUsers, Rate: 512, Low: 512, LowerBound: true, Reason: "generator at 90% of its CPUs"}, "at least 512 users (a lower bound: generator at 90% of its CPUs)"},
+	}
+	for _, tc := range tests {
+		if got := tc.c.Describe(); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
