@@ -5,8 +5,10 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -58,6 +60,7 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 			row.PerCPU = c.Rate / c.CPUs
 		}
 		wl.Capacities = append(wl.Capacities, row)
+		wl.CapacityUnit = c.Units()
 		for _, m := range c.Warnings {
 			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, capacity search: %s", c.Arm, m))
 		}
@@ -83,11 +86,38 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 		for _, row := range wl.Capacities {
 			starts = max(starts, row.Starts)
 		}
-		wl.VerdictBasis = fmt.Sprintf("capacity at %s: the highest open-model rate meeting it, bracketed and bisected in every arm in turn over %d fresh start(s); 95%% interval of each adjacent ratio, paired by start", v.Objective, starts)
+		wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it, bracketed and bisected in every arm in turn over %d fresh start(s); 95%% interval of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), starts)
 		wl.Verdicts = append(append(wl.Verdicts, v.Verdict.Lines()...), v.LowerBounds...)
 		wl.Headline = capacityHeadline(wl, v)
 		wl.CapacityFound = len(v.Ranking) > 0
 	}
+}
+
+// capacityMeasure says what a capacity in unit is: "the highest
+// open-model rate", "the most closed-model users (think time 10ms)".
+func capacityMeasure(unit string, p *plan.Plan) string {
+	if unit == results.UnitUsers {
+		return fmt.Sprintf("the most closed-model users (think time %v)", time.Duration(p.Load.ThinkTime))
+	}
+	return "the highest open-model rate"
+}
+
+// CapacityHead and FailedHead are the capacity table's headings of the
+// capacity and of the lowest failing load, in the workload's unit.
+func (wl *Workload) CapacityHead() string { return fmt.Sprintf("Capacity (%s)", wl.capacityUnit()) }
+
+func (wl *Workload) FailedHead() string {
+	if wl.capacityUnit() == results.UnitUsers {
+		return "Fewest users failing"
+	}
+	return "Lowest failing rate"
+}
+
+func (wl *Workload) capacityUnit() string {
+	if wl.CapacityUnit == "" {
+		return results.UnitRate
+	}
+	return wl.CapacityUnit
 }
 
 // capacityHeadline says who serves the most within the objective: "At
@@ -131,7 +161,7 @@ func writeCapacity(w io.Writer, s *Summary, wl *Workload) {
 	if len(wl.Capacities) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "| Implementation | Capacity (req/s) | Per CPU | Lowest failing rate | Why it failed | Starts | Probes | RSS at capacity |\n|---|---|--:|--:|---|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| Implementation | %s | Per CPU | %s | Why it failed | Starts | Probes | RSS at capacity |\n|---|---|--:|--:|---|--:|--:|--:|\n", wl.CapacityHead(), wl.FailedHead())
 	for _, row := range wl.Capacities {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d | %d | %s |\n", row.Implementation, row.Capacity, row.PerCPUText(), row.FailedText(),
 			orDash(strings.ReplaceAll(row.FailedWhy, "|", "/")), row.Starts, row.Probes, row.RSSText())

@@ -65,9 +65,65 @@ func TestCapacityHeadline(t *testing.T) {
 	if err := WriteHTML(&page, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<table class="capacity">`, "20000 req/s [19500, 20500]", `<table class="sizing">`} {
+	for _, want := range []string{`<table class="capacity">`, "<th>Capacity (req/s)</th>", "<th>Lowest failing rate</th>", "20000 req/s [19500, 20500]", `<table class="sizing">`} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// A capacity run measures no level: neither page shows an empty
+	// table of levels, or a second-by-second section with nothing in it.
+	for name, text := range map[string]string{"report.html": page.String(), "summary.md": md.String()} {
+		for _, unwanted := range []string{"Level (", "| Implementation | Users |", "Second by second"} {
+			if strings.Contains(text, unwanted) {
+				t.Errorf("%s of a capacity run has %q", name, unwanted)
+			}
+		}
+	}
+}
+
+// TestCapacityInUsers: a closed-model capacity reads in users everywhere
+// the report names it: the headline, the table's headings and cells, the
+// verdict's basis and the setup line.
+func TestCapacityInUsers(t *testing.T) {
+	slo := &plan.SLO{Percentiles: []plan.PercentileLimit{{Q: 99, Limit: plan.Duration(10 * time.Millisecond)}}, Errors: 0.001}
+	p := &plan.Plan{Name: "users", Workloads: []plan.Workload{{Name: "string"}}, Load: plan.Load{Model: "closed", Levels: []int{50}, ThinkTime: plan.Duration(10 * time.Millisecond)},
+		Implementations: []plan.Implementation{{Service: "go-stdlib"}, {Service: "node-http"}}, SLO: slo,
+		Capacity: plan.CapacitySettings{Model: "closed", Resolution: 0.02}}
+	fast := &results.Capacity{Workload: "string", Arm: "go-stdlib", Unit: results.UnitUsers, Objective: slo.String(), Rate: 410, Low: 400, High: 420, CPUs: 1,
+		Failed: 416, FailedWhy: "p99 12ms > 10ms", Brackets: []results.Bracket{{Start: 1, Pass: 400, Fail: 416}, {Start: 2, Pass: 404, Fail: 420}}}
+	slow := &results.Capacity{Workload: "string", Arm: "node-http", Unit: results.UnitUsers, Objective: slo.String(), Rate: 150, Low: 145, High: 155, CPUs: 1,
+		Brackets: []results.Bracket{{Start: 1, Pass: 147, Fail: 150}, {Start: 2, Pass: 149, Fail: 152}}}
+	v := &results.CapacityVerdict{Workload: "string", Objective: slo.String(), Verdict: results.Verdict{Metric: "capacity", Ranking: []string{"go-stdlib", "node-http"},
+		Pairs: []results.PairRatio{{Better: "go-stdlib", Worse: "node-http", Ratio: 2.73, Low: 2.6, High: 2.85, Significant: true, Starts: 2}}}}
+	res := &Results{Kind: KindRun, Run: &results.Run{Plan: p, Capacities: []*results.Capacity{fast, slow}, CapacityVerdicts: []*results.CapacityVerdict{v}}}
+	wl := Summarize(res).Workloads[0]
+	if want := "At p99 ≤ 10ms, errors ≤ 0.1%, go-stdlib serves the most: 410 users [400, 420]"; !strings.HasPrefix(wl.Headline, want) {
+		t.Errorf("headline %q, want it to start %q", wl.Headline, want)
+	}
+	if !strings.Contains(wl.VerdictBasis, "the most closed-model users (think time 10ms)") {
+		t.Errorf("verdict basis %q, want it in users", wl.VerdictBasis)
+	}
+	var md, page bytes.Buffer
+	if err := WriteMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, res); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		text string
+		want []string
+	}{
+		"summary.md":  {md.String(), []string{"| Implementation | Capacity (users) | Per CPU | Fewest users failing |", "| go-stdlib | 410 users [400, 420] | 410 | 416 |", "closed-model probes of users thinking 10ms"}},
+		"report.html": {page.String(), []string{"<th>Capacity (users)</th>", "<th>Fewest users failing</th>", "410 users [400, 420]", "closed-model probes of users thinking 10ms"}},
+	} {
+		for _, want := range c.want {
+			if !strings.Contains(c.text, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		if strings.Contains(c.text, "req/s [") || strings.Contains(c.text, "Capacity (req/s)") {
+			t.Errorf("%s names a capacity in req/s", name)
 		}
 	}
 }

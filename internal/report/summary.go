@@ -158,6 +158,8 @@ type Workload struct {
 	// objective, and Sizing what each needs for the plan's sizing load.
 	Capacities []CapacityRow `json:"capacities,omitempty"`
 	Sizing     []SizingRow   `json:"sizing,omitempty"`
+	// CapacityUnit is what the capacities count: "req/s" or "users".
+	CapacityUnit string `json:"capacity_unit,omitempty"`
 	// CapacityFound is whether some implementation met the objective:
 	// the headline then names a capacity.
 	CapacityFound bool           `json:"-"`
@@ -581,3 +583,7 @@ func round(v float64) float64 {
 	}
 	return math.Round(v*1e3) / 1e3
 }
+
+// LevelTable reports whether wl has a table of levels: a capacity run
+// measures none (its table is the capacities'), every other run does.
+func (wl *Workload) LevelTable() bool { return len(wl.Cells) > 0 || len(wl.Capacities) == 0 }

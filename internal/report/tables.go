@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load/atomicfile"
@@ -191,8 +192,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			fmt.Fprintln(w)
 		}
 		writeCapacity(w, s, wl)
-		// A capacity run measures no levels: its table is the capacities'.
-		if len(wl.Cells) > 0 || len(wl.Capacities) == 0 {
+		if wl.LevelTable() {
 			fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))
 			for _, c := range cols {
 				fmt.Fprintf(w, " %s |", metric(c.key).Title)
@@ -211,7 +211,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			}
 			fmt.Fprintln(w)
 		}
-		if s.Trials > 1 && (len(wl.Cells) > 0 || len(wl.Capacities) == 0) {
+		if s.Trials > 1 && wl.LevelTable() {
 			fmt.Fprintf(w, "Median of %d trials; (min–max) for median, p99, throughput, CPU and RSS.\n\n", s.Trials)
 		}
 		writeStepTable(w, res, wl)
@@ -334,7 +334,11 @@ func setupLine(res *Results) string {
 	p := r.Plan
 	parts := []string{fmt.Sprintf("%s: %s model, %s per level, %d trial(s)", res.Kind, orDash(p.Load.Model), fmtSeconds(float64(p.Load.Duration)/1e9), max(p.Trials, trialsRun(res.Run)))}
 	if p.SLO != nil && len(r.Capacities) > 0 && len(p.Load.Levels) > 0 {
-		parts[0] = fmt.Sprintf("%s: capacity at %s (open-model probes bisected to %v), warmed at %d %s, %d start(s)", res.Kind, p.SLO.String(), p.Capacity.Resolution,
+		probes := "open-model probes"
+		if p.Capacity.Model == "closed" {
+			probes = fmt.Sprintf("closed-model probes of users thinking %v", time.Duration(p.Load.ThinkTime))
+		}
+		parts[0] = fmt.Sprintf("%s: capacity at %s (%s bisected to %v), warmed at %d %s, %d start(s)", res.Kind, p.SLO.String(), probes, p.Capacity.Resolution,
 			p.Load.Levels[0], levelUnit(p.Load.Model), max(p.Trials, trialsRun(res.Run)))
 	}
 	if r.Machine.CPUModel != "" {
