@@ -49,8 +49,8 @@ func runRun(st *state, args []string) error {
 		return err
 	}
 	if *check && p.SLO != nil {
-		fmt.Fprintf(st.stdout, "%s: ok: the capacity at %s of %d implementation(s) x %d workload(s), over %d fresh start(s)\n",
-			planPath, p.SLO.String(), len(p.Implementations), len(p.Workloads), p.MinStarts())
+		fmt.Fprintf(st.stdout, "%s: ok: the capacity (%s) at %s of %d implementation(s) x %d workload(s), over %d fresh start(s)\n",
+			planPath, p.Capacity.Unit(), p.SLO.String(), len(p.Implementations), len(p.Workloads), p.MinStarts())
 		return nil
 	}
 	if *check {

@@ -98,7 +98,8 @@ type Plan struct {
 	// crossed one makes `showdown run` exit 3.
 	FailIf []string `yaml:"fail_if" json:"fail_if,omitempty"`
 	// SLO is the latency objective: with it the lab finds each arm's
-	// capacity (the highest open-model rate meeting it) instead of
+	// capacity (the highest open-model rate meeting it, or with
+	// load.model: closed the most users) instead of
 	// measuring levels, and the report's acceptable latency is it.
 	SLO *SLO `yaml:"slo" json:"slo,omitempty"`
 	// Capacity tunes the search of a plan with an SLO.
