@@ -8,7 +8,11 @@
 # percentile (100/(1-q) samples, at least 2 s: the lab's probe rule),
 # checked against the objective with --fail-if. Prints how many runs met
 # the objective at each rate: at the lower bound it should hold in every
-# run, at 1.1× the upper bound fail in every run.
+# run, at 1.1× the upper bound fail in every run. A capacity in users
+# (load.model: closed) is checked the same way with `--users N
+# --think-time T` (the plan's think time; 1.1× the upper bound rounded
+# up, at least one more user), each run as long as the lab's probe: the
+# samples at one request per user per think time plus the tightest limit.
 # Usage: bench/capacity-check.sh RESULTS [service] [workload]
 #   RESULTS is the results folder of a plan with slo (its run.json gives
 #   the interval and the objective); service defaults to go-stdlib,
@@ -25,9 +29,13 @@ warm=${WARM:-30}
 port=${PORT:-18490}
 [ "$(nproc)" -ge 2 ] || { echo "capacity-check.sh: needs 2 CPUs (service on CPU 0, generator on CPU 1)" >&2; exit 2; }
 
-# low high fail-if... from run.json.
-read -r low high secs_q fails < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
-import json, sys
+# low high q fail-if unit think per-user-seconds from run.json.
+read -r low high secs_q fails unit think per_user < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
+import json, re, sys
+def seconds(d):
+    # A Go duration as run.json writes it: "10ms", "1.5s", "1m30s".
+    mult = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    return sum(float(v) * mult[u] for v, u in re.findall(r"([0-9.]+)(ns|us|µs|ms|s|m|h)", d))
 run = json.load(open(sys.argv[1]))
 slo = run["plan"]["slo"]
 cap = [c for c in run.get("capacities", []) if c["arm"] == sys.argv[2] and c["workload"] == sys.argv[3]]
@@ -38,7 +46,10 @@ if c.get("lower_bound"):
     sys.exit(f"{sys.argv[2]}'s capacity is a lower bound ({c.get('reason')}): nothing to check above it")
 q = max(p["q"] for p in slo["percentiles"])
 ifs = ",".join(f'p{p["q"]:g}>{p["limit"]}' for p in slo["percentiles"]) + f',errors>{100 * slo["errors"]:g}%'
-print(c["low"], c["high"], q, ifs)
+unit = c.get("unit") or "req/s"
+think = run["plan"]["load"].get("think_time") or "0s"
+per_user = seconds(think) + min(seconds(p["limit"]) for p in slo["percentiles"])
+print(c["low"], c["high"], q, ifs, "users" if unit == "users" else "rate", think, per_user)
 PY
 )
 go build -o bin/showdown ./cmd/showdown
@@ -60,19 +71,27 @@ taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" --use
 flags=()
 IFS=, read -ra conds <<<"$fails"
 for c in "${conds[@]}"; do flags+=(--fail-if "$c"); done
-echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); $svc on $wl, interval [$low, $high], objective: ${fails//,/, }"
+echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); $svc on $wl, interval [$low, $high] ${unit/rate/req\/s}, objective: ${fails//,/, }"
 for which in low high; do
-	if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); else rate=$(python3 -c "print(round(1.1 * $high))"); fi
-	secs=$(python3 -c "import math; print(max(2, math.ceil(100 / (1 - $secs_q / 100) / $rate)))")
+	if [ "$unit" = users ]; then
+		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); else rate=$(python3 -c "import math; print(max(math.ceil(1.1 * $high), math.floor($high) + 1))"); fi
+		load=(--users "$rate" --think-time "$think")
+		sends=$(python3 -c "print($rate / $per_user)")
+	else
+		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); else rate=$(python3 -c "print(round(1.1 * $high))"); fi
+		load=(--rate "$rate")
+		sends=$rate
+	fi
+	secs=$(python3 -c "import math; print(max(2, math.ceil(100 / (1 - $secs_q / 100) / $sends)))")
 	met=0
 	for k in $(seq "$runs"); do
 		rc=0
-		taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" --rate "$rate" --warmup 1s --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1 || rc=$?
+		taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" "${load[@]}" --warmup 1s --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1 || rc=$?
 		case $rc in
 		0) met=$((met + 1)) ;;
 		3) grep -i 'threshold\|crossed' "$out/attack-$which-$k.txt" | sed "s/^/  $which run $k: /" ;;
 		*) echo "$which run $k: showdown attack failed (exit $rc):"; tail -5 "$out/attack-$which-$k.txt"; exit 1 ;;
 		esac
 	done
-	echo "$which: $rate req/s, ${secs}s each: objective met in $met of $runs runs"
+	echo "$which: $rate ${unit/rate/req\/s}, ${secs}s each: objective met in $met of $runs runs"
 done
