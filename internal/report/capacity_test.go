@@ -95,8 +95,16 @@ func TestCapacityInUsers(t *testing.T) {
 		Brackets: []results.Bracket{{Start: 1, Pass: 147, Fail: 150}, {Start: 2, Pass: 149, Fail: 152}}}
 	v := &results.CapacityVerdict{Workload: "string", Objective: slo.String(), Verdict: results.Verdict{Metric: "capacity", Ranking: []string{"go-stdlib", "node-http"},
 		Pairs: []results.PairRatio{{Better: "go-stdlib", Worse: "node-http", Ratio: 2.73, Low: 2.6, High: 2.85, Significant: true, Starts: 2}}}}
+	for _, c := range []*results.Capacity{fast, slow} {
+		for i, n := range []float64{50, 100, 200, 400, 416} {
+			c.Probes = append(c.Probes, results.Probe{Start: 1, Rate: n, Achieved: 60 * n, P50Ms: 1 + float64(i), P99Ms: 3 + 3*float64(i), P999Ms: 5 + 4*float64(i), Pass: n <= c.Rate})
+		}
+	}
 	res := &Results{Kind: KindRun, Run: &results.Run{Plan: p, Capacities: []*results.Capacity{fast, slow}, CapacityVerdicts: []*results.CapacityVerdict{v}}}
 	wl := Summarize(res).Workloads[0]
+	if len(wl.Curves) != 2 || wl.Curves[0].Unit != results.UnitUsers {
+		t.Errorf("curves %+v, want two in users", wl.Curves)
+	}
 	if want := "At p99 ≤ 10ms, errors ≤ 0.1%, go-stdlib serves the most: 410 users [400, 420]"; !strings.HasPrefix(wl.Headline, want) {
 		t.Errorf("headline %q, want it to start %q", wl.Headline, want)
 	}
@@ -114,15 +122,17 @@ func TestCapacityInUsers(t *testing.T) {
 		text string
 		want []string
 	}{
-		"summary.md":  {md.String(), []string{"| Implementation | Capacity (users) | Per CPU | Fewest users failing |", "| go-stdlib | 410 users [400, 420] | 410 | 416 |", "closed-model probes of users thinking 10ms"}},
-		"report.html": {page.String(), []string{"<th>Capacity (users)</th>", "<th>Fewest users failing</th>", "410 users [400, 420]", "closed-model probes of users thinking 10ms"}},
+		"summary.md": {md.String(), []string{"| Implementation | Capacity (users) | Per CPU | Fewest users failing |", "| go-stdlib | 410 users [400, 420] | 410 | 416 |", "closed-model probes of users thinking 10ms"}},
+		"report.html": {page.String(), []string{"<th>Capacity (users)</th>", "<th>Fewest users failing</th>", "410 users [400, 420]", "closed-model probes of users thinking 10ms",
+			// The latency-load curve is against users.
+			"closed-model users", "go-stdlib capacity 410 users", "go-stdlib at 200 users offered"}},
 	} {
 		for _, want := range c.want {
 			if !strings.Contains(c.text, want) {
 				t.Errorf("%s lacks %q", name, want)
 			}
 		}
-		if strings.Contains(c.text, "req/s [") || strings.Contains(c.text, "Capacity (req/s)") {
+		if strings.Contains(c.text, "req/s [") || strings.Contains(c.text, "Capacity (req/s)") || strings.Contains(c.text, "offered rate") || strings.Contains(c.text, "achieved = offered") {
 			t.Errorf("%s names a capacity in req/s", name)
 		}
 	}

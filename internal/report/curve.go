@@ -32,7 +32,10 @@ type CurvePoint struct {
 type Curve struct {
 	Arm string `json:"arm"`
 	// Source is "probes" (a capacity search) or "levels".
-	Source string       `json:"source"`
+	Source string `json:"source"`
+	// Unit is what Offered and Capacity count: "users" for a capacity
+	// in users, else empty (req/s).
+	Unit   string       `json:"unit,omitempty"`
 	Points []CurvePoint `json:"points"`
 	// Capacity is the arm's capacity at the objective (0: none), a lower
 	// bound where the generator limited it.
@@ -54,6 +57,9 @@ func curves(r *results.Run, wl *Workload, arms []string) []Curve {
 			cv.Points = probePoints(capacityProbes(r, wl.Name, arm))
 			if c != nil {
 				cv.Capacity, cv.LowerBound = capacityFigure(c), c.LowerBound
+				if c.Units() == results.UnitUsers {
+					cv.Unit = results.UnitUsers
+				}
 			}
 		} else if r.Plan != nil && r.Plan.Load.Model == "open" {
 			cv.Source = "levels"
@@ -195,7 +201,14 @@ func curveChart(id, workload string, cs []Curve, objective string, colors map[st
 	if objective != "" {
 		title += " (objective " + objective + ")"
 	}
-	ch := &chart{id: id, title: title, xLabel: "offered rate (req/s)", xFmt: num, wrapLegend: true}
+	// A capacity in users offers users, not a rate: its x is the
+	// closed model's users, and achieved cannot equal it.
+	users := len(cs) > 0 && cs[0].Unit == results.UnitUsers
+	offered, xLabel := func(x float64) string { return human.Count(x) + "/s" }, "offered rate (req/s)"
+	if users {
+		offered, xLabel = func(x float64) string { return fmt.Sprintf("%.0f users", x) }, "closed-model users"
+	}
+	ch := &chart{id: id, title: title, xLabel: xLabel, xFmt: num, wrapLegend: true}
 	lat := panel{yLabel: "latency (ms, log)", height: 260, yLog: true, yFmt: num}
 	thr := panel{yLabel: "achieved (req/s)", height: 150, yFmt: num}
 	lo, hi := math.Inf(1), math.Inf(-1) // the latency range, for the capacity lines
@@ -225,8 +238,8 @@ func curveChart(id, workload string, cs []Curve, objective string, colors map[st
 			p50.xs, p50.ys = append(p50.xs, x), append(p50.ys, nanIfZero(p.P50Ms))
 			p99.xs, p99.ys = append(p99.xs, x), append(p99.ys, nanIfZero(p.P99Ms))
 			p999.xs, p999.ys = append(p999.xs, x), append(p999.ys, nanIfZero(p.P999Ms))
-			tip := fmt.Sprintf("%s at %s/s offered: achieved %s/s, p50 %s, p99 %s, p99.9 %s, errors %.2f%%",
-				c.Arm, human.Count(x), human.Count(p.Achieved), human.Ms(p.P50Ms), human.Ms(p.P99Ms), human.Ms(p.P999Ms), 100*p.ErrorRate)
+			tip := fmt.Sprintf("%s at %s offered: achieved %s/s, p50 %s, p99 %s, p99.9 %s, errors %.2f%%",
+				c.Arm, offered(x), human.Count(p.Achieved), human.Ms(p.P50Ms), human.Ms(p.P99Ms), human.Ms(p.P999Ms), 100*p.ErrorRate)
 			if p.N > 1 {
 				tip += fmt.Sprintf(" (median of %d)", p.N)
 			}
@@ -238,13 +251,13 @@ func curveChart(id, workload string, cs []Curve, objective string, colors map[st
 		thr.lines = append(thr.lines, ach)
 		name := c.Arm
 		if c.Capacity > 0 && !math.IsInf(lo, 0) {
-			capLine := series{name: fmt.Sprintf("%s capacity %s/s", c.Arm, human.Count(c.Capacity)), color: color, style: "thin",
+			capLine := series{name: fmt.Sprintf("%s capacity %s", c.Arm, offered(c.Capacity)), color: color, style: "thin",
 				xs: []float64{c.Capacity, c.Capacity}, ys: []float64{lo, hi}}
 			if c.LowerBound {
 				capLine.name += " (a lower bound: the generator limited it)"
 			}
 			lat.lines = append(lat.lines, capLine)
-			name += ": capacity " + scalingFigure(ScalingRow{Figure: c.Capacity, LowerBound: c.LowerBound})
+			name += ": capacity " + scalingFigure(ScalingRow{Figure: c.Capacity, LowerBound: c.LowerBound, Unit: c.Unit})
 		}
 		ch.legend = append(ch.legend, legendItem{name, color, ""})
 	}
@@ -252,7 +265,7 @@ func curveChart(id, workload string, cs []Curve, objective string, colors map[st
 		lat.lines = append(lat.lines, series{name: fmt.Sprintf("objective %s ≤ %s", b.Percentile, human.Ms(b.Ms)), color: "#bbb",
 			xs: []float64{xlo, xhi}, ys: []float64{b.Ms, b.Ms}})
 	}
-	if !math.IsInf(xlo, 0) {
+	if !math.IsInf(xlo, 0) && !users {
 		thr.lines = append(thr.lines, series{name: "achieved = offered", color: "#888", style: "thin", xs: []float64{xlo, xhi}, ys: []float64{xlo, xhi}})
 	}
 	ch.legend = append(ch.legend, legendItem{"p50", "#888", "dot"}, legendItem{"p99", "#888", ""}, legendItem{"p99.9", "#888", "dash"})

@@ -49,6 +49,8 @@ type ScalingRow struct {
 	Source string `json:"source"`
 	// LowerBound marks a capacity the generator limited.
 	LowerBound bool `json:"lower_bound,omitempty"`
+	// Unit is "users" for a capacity in users, else empty (req/s).
+	Unit string `json:"unit,omitempty"`
 }
 
 // Crossing is where one stack's figure passes another's as cores grow:
@@ -97,6 +99,9 @@ func scalingRows(r *results.Run, wl *Workload) []ScalingRow {
 		row := ScalingRow{Implementation: im.BaseID(), Arm: im.ID(), Cores: im.Cores}
 		if c := capacityOf(r, wl.Name, im.ID()); c != nil {
 			row.Metric, row.Source, row.Figure, row.LowerBound = "capacity", "capacity", capacityFigure(c), c.LowerBound
+			if c.Units() == results.UnitUsers {
+				row.Unit = results.UnitUsers
+			}
 		} else if m := meanPositive(roundFigures(comp, im.ID())); m > 0 {
 			row.Metric, row.Source, row.Figure, row.Level = "throughput", "rounds", m, comp.Level
 		} else {
@@ -321,9 +326,12 @@ func crossingsOf(a, b string, cs []int, fa, fb map[int]float64) []Crossing {
 }
 
 // scalingText is the table's figure for a row: "64,000 req/s", "≥ 64,000
-// req/s" for a lower bound.
+// req/s" for a lower bound, "410 users" for a capacity in users.
 func scalingFigure(r ScalingRow) string {
 	s := human.Count(r.Figure) + "/s"
+	if r.Unit == results.UnitUsers {
+		s = human.Count(r.Figure) + " users"
+	}
 	if r.LowerBound {
 		s = "≥ " + s
 	}
@@ -359,7 +367,7 @@ func scalingCells(r ScalingRow) []string {
 	if r.BaseCores != 1 && eff != "—" {
 		eff += fmt.Sprintf(" (against %d cores)", r.BaseCores)
 	}
-	return []string{r.Implementation, fmt.Sprint(r.Cores), scalingFigure(r) + " (" + what + ")", scalingFigure(ScalingRow{Figure: r.PerCore, LowerBound: r.LowerBound}), eff}
+	return []string{r.Implementation, fmt.Sprint(r.Cores), scalingFigure(r) + " (" + what + ")", scalingFigure(ScalingRow{Figure: r.PerCore, LowerBound: r.LowerBound, Unit: r.Unit}), eff}
 }
 
 // writeScaling writes a workload's cores table and crossings (Markdown).
@@ -400,7 +408,11 @@ func scalingChart(id string, wl *Workload, colors map[string]string) (figure, bo
 	}
 	what := wl.Scaling[0].Metric
 	ch := &chart{id: id, title: fmt.Sprintf("%s: %s against cores", wl.Name, what), xLabel: "service CPUs (cores, log scale)", xLog: true, width: 560}
-	p := panel{yLabel: what + " (req/s)", height: 200, yFmt: num}
+	unit := "req/s"
+	if wl.Scaling[0].Unit == results.UnitUsers {
+		unit = results.UnitUsers
+	}
+	p := panel{yLabel: what + " (" + unit + ")", height: 200, yFmt: num}
 	var counts []int
 	var ids []string
 	for _, r := range wl.Scaling {
