@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,23 +47,44 @@ func (r *run) closed(ctx context.Context, m ClosedModel) Summary {
 		close(tickDone)
 	}()
 
-	// Users of this shard: global numbers u with (u-1) mod N == i-1.
-	var wg sync.WaitGroup
-	users := 0
+	// Users of this shard: global numbers u with (u-1) mod N == i-1, each
+	// starting at its ramp-up offset.
+	var users []int
+	var starts []time.Time
 	for u := a.shard.Index; u <= m.Users; u += a.shard.Count {
-		users++
-		wg.Add(1)
 		offset := time.Duration(0)
 		if m.Users > 1 {
 			offset = time.Duration(float64(m.RampUp) * float64(u-1) / float64(m.Users))
 		}
-		go func(u int, offset time.Duration) {
-			defer wg.Done()
-			r.user(m, u, t0.Add(offset), stop)
-		}(u, offset)
+		users = append(users, u)
+		starts = append(starts, t0.Add(offset))
 	}
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	var stopFlag atomic.Bool
+	if loops := r.closedLoops(m, users, starts, &stopFlag); loops != nil {
+		// The loop engine (loop_linux.go): its loops see stop through the
+		// flag, woken from their waits.
+		g := startLoops(loops)
+		go func() {
+			select {
+			case <-stop:
+				stopFlag.Store(true)
+				g.wake()
+			case <-done:
+			}
+		}()
+		go func() { g.wait(); close(done) }()
+	} else {
+		var wg sync.WaitGroup
+		for i, u := range users {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.user(m, u, starts[i], stop)
+			}()
+		}
+		go func() { wg.Wait(); close(done) }()
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -21,9 +21,10 @@ type Attacker struct {
 	lateAfter     time.Duration
 	optionsRecord map[string]string
 	limits        Limits
-	preciseRate   float64
+	paceSlack     time.Duration
 
-	// noTick disables the tick engine (tests compare both engines).
+	// noTick disables the tick and loop engines (tests compare them with
+	// the goroutine engine).
 	noTick bool
 
 	// dialBackoff is how long a closed-model user waits after failing to
@@ -38,7 +39,7 @@ func NewAttacker(opts ...Option) *Attacker {
 		maxInflight: DefaultMaxInflight,
 		shard:       Shard{1, 1},
 		lateAfter:   DefaultLateAfter,
-		preciseRate: DefaultPreciseRate,
+		paceSlack:   DefaultPaceSlack,
 		dialBackoff: 100 * time.Millisecond,
 	}
 	for _, o := range opts {
@@ -63,8 +64,8 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 	if a.maxInflight <= 0 {
 		return nil, errors.New("max-inflight: must be > 0")
 	}
-	if a.preciseRate < 0 {
-		return nil, errors.New("precise rate: must not be negative")
+	if a.paceSlack < 0 {
+		return nil, errors.New("pace slack: must not be negative")
 	}
 	if errs := a.limits.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)

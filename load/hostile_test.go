@@ -45,9 +45,38 @@ func HostileServer(t testing.TB, script, mode string) string {
 	return fmt.Sprintf("http://127.0.0.1:%d/", port)
 }
 
-// TestHostileResponses attacks the hostile server in every mode, on both
-// open-model engines and the closed model: the attack must end with every
-// sample counted and the expected reason (or none) in its results.
+// engines are the ways an attack runs: the open model on the tick engine
+// (a plain URL), on the loop engine (a scenario) and on the goroutine
+// engine; the closed model on the loop engine and on the goroutine engine.
+var engines = []string{"tick", "loop", "goroutine", "closed", "closed-goroutine"}
+
+// engineCase returns the scenario, model and options that run target on
+// engine: the open model or closed one.
+func engineCase(engine string, target *Target, open OpenModel, closed ClosedModel) (Scenario, Model, []Option) {
+	var sc Scenario = target
+	var m Model = open
+	var opts []Option
+	switch engine {
+	case "loop":
+		sc = notTarget{target}
+	case "goroutine":
+		opts = append(opts, WithoutTickEngine())
+	case "closed":
+		m = closed
+	case "closed-goroutine":
+		m = closed
+		opts = append(opts, WithoutTickEngine())
+	}
+	return sc, m, opts
+}
+
+// notTarget is a plain URL attack as a scenario that is not a *Target,
+// so that it runs on the engine of scenarios (the loop engine on Linux).
+type notTarget struct{ *Target }
+
+// TestHostileResponses attacks the hostile server in every mode, on every
+// engine: the attack must end with every sample counted and the expected
+// reason (or none) in its results.
 func TestHostileResponses(t *testing.T) {
 	script, _ := filepath.Abs("testdata/hostile-server.py")
 	tests := []struct {
@@ -67,7 +96,7 @@ func TestHostileResponses(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
 			url := HostileServer(t, script, tt.mode)
-			for _, engine := range []string{"tick", "goroutine", "closed"} {
+			for _, engine := range engines {
 				// A short timeout where a timeout is the expected reason; a
 				// long one elsewhere, so a busy machine cannot turn a slow
 				// Python server's answer into a timeout.
@@ -75,15 +104,9 @@ func TestHostileResponses(t *testing.T) {
 				if tt.reason == ReasonTimeout {
 					timeout = 400 * time.Millisecond
 				}
-				opts := []Option{Timeout(timeout)}
-				var m Model = OpenModel{Rate: 20, Duration: 300 * time.Millisecond}
-				switch engine {
-				case "goroutine":
-					opts = append(opts, WithoutTickEngine())
-				case "closed":
-					m = ClosedModel{Users: 2, Iterations: 3}
-				}
-				res, err := NewAttacker(opts...).Attack(context.Background(), &Target{URL: url}, m)
+				sc, m, opts := engineCase(engine, &Target{URL: url}, OpenModel{Rate: 20, Duration: 300 * time.Millisecond}, ClosedModel{Users: 2, Iterations: 3})
+				opts = append(opts, Timeout(timeout))
+				res, err := NewAttacker(opts...).Attack(context.Background(), sc, m)
 				if err != nil {
 					t.Fatalf("%s: %v", engine, err)
 				}
@@ -129,20 +152,14 @@ func TestLargeBodyDiscarded(t *testing.T) {
 			}
 		}
 	})
-	for _, engine := range []string{"tick", "goroutine", "closed"} {
+	for _, engine := range engines {
 		conns.Store(0)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		opts := []Option{WithLimits(Limits{MaxBody: 1 << 20})}
-		var m Model = OpenModel{Rate: 4, Duration: time.Second}
-		switch engine {
-		case "goroutine":
-			opts = append(opts, WithoutTickEngine())
-		case "closed":
-			m = ClosedModel{Users: 1, Iterations: 4}
-		}
-		res, err := NewAttacker(opts...).Attack(context.Background(), &Target{URL: url + "/big"}, m)
+		sc, m, opts := engineCase(engine, &Target{URL: url + "/big"}, OpenModel{Rate: 4, Duration: time.Second}, ClosedModel{Users: 1, Iterations: 4})
+		opts = append(opts, WithLimits(Limits{MaxBody: 1 << 20}))
+		res, err := NewAttacker(opts...).Attack(context.Background(), sc, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +175,7 @@ func TestLargeBodyDiscarded(t *testing.T) {
 			t.Errorf("%s: allocated %d MiB for 4 bodies of %d MiB", engine, grown>>20, size>>20)
 		}
 		// (In the open model a slow read may overlap the next send.)
-		if n := conns.Load(); engine == "closed" && n != 1 {
+		if n := conns.Load(); strings.HasPrefix(engine, "closed") && n != 1 {
 			t.Errorf("%s: %d connections; a refused body read to its end should leave the connection usable", engine, n)
 		}
 	}
@@ -196,17 +213,11 @@ func TestRetryOnlyIdempotent(t *testing.T) {
 		{"PATCH", false}, // the same
 	} {
 		method := tt.method
-		for _, engine := range []string{"tick", "goroutine", "closed"} {
+		for _, engine := range engines {
 			received.Store(0)
-			opts := []Option{}
-			var m Model = OpenModel{Rate: 20, Duration: 500 * time.Millisecond}
-			switch engine {
-			case "goroutine":
-				opts = append(opts, WithoutTickEngine())
-			case "closed":
-				m = ClosedModel{Users: 1, Iterations: 6}
-			}
-			res, err := NewAttacker(opts...).Attack(context.Background(), &Target{Method: method, URL: url + "/", Body: []byte("x")}, m)
+			sc, m, opts := engineCase(engine, &Target{Method: method, URL: url + "/", Body: []byte("x")},
+				OpenModel{Rate: 20, Duration: 500 * time.Millisecond}, ClosedModel{Users: 1, Iterations: 6})
+			res, err := NewAttacker(opts...).Attack(context.Background(), sc, m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,11 +21,9 @@ const (
 	// DefaultMaxReasons caps distinct error reasons per label; further
 	// reasons are counted as "other".
 	DefaultMaxReasons = 100
-	// DefaultPreciseRate is the open-model rate (per generator) up to
-	// which the pacer wakes for every request, so each is sent within
-	// microseconds of its due time; above it, it wakes once a millisecond
-	// and sends what has come due, which costs far less CPU per request.
-	DefaultPreciseRate = 5000
+	// DefaultPaceSlack is how late after its due time the open model's
+	// pacer may send a request to save a wake-up (PaceSlack): 50 µs.
+	DefaultPaceSlack = 50 * time.Microsecond
 )
 
 // Model is how load arrives: an OpenModel or a ClosedModel.
@@ -230,18 +228,23 @@ func WithOptionsRecord(m map[string]string) Option {
 	return func(a *Attacker) { a.optionsRecord = m }
 }
 
-// WithoutTickEngine runs plain URL attacks in the open model on the
-// goroutine-per-connection engine instead of the tick engine (tick.go), to
-// compare the two or to rule the tick engine out when diagnosing.
+// WithoutTickEngine runs every attack on the goroutine-per-connection
+// engine instead of the tick engine (tick.go: a plain URL in the open
+// model) and the loop engine (loop_linux.go: scenarios, and the closed
+// model), to compare them or to rule them out when diagnosing.
 func WithoutTickEngine() Option { return func(a *Attacker) { a.noTick = true } }
 
 // WithLimits bounds what the engine accepts in a response (header size
 // and count, chunk and body size); zero fields keep their Default* values.
 func WithLimits(l Limits) Option { return func(a *Attacker) { a.limits = l } }
 
-// PreciseRate sets the open-model rate up to which each request is sent
-// at its own wake-up (DefaultPreciseRate); above it, requests due within
-// a millisecond are sent together, late by up to a millisecond. A higher
-// value buys precision with the generator's CPU: a wake-up costs more
-// than a request's own system calls.
-func PreciseRate(perSecond float64) Option { return func(a *Attacker) { a.preciseRate = perSecond } }
+// PaceSlack sets the open model's trade-off between wake-ups and
+// lateness (DefaultPaceSlack): the pacer wakes when the next request is
+// due, but at most once per slack, sending at each wake every request
+// that has come due. Below 1/slack requests per second each request gets
+// its own wake-up, sent within microseconds of its due time; above it a
+// wake sends rate*slack requests, late by up to slack (slack/2 on
+// average). 0 wakes for every request. A request's latency still runs
+// from its due time, so slack is never hidden: it shows in the send
+// lateness and in the latency.
+func PaceSlack(d time.Duration) Option { return func(a *Attacker) { a.paceSlack = d } }

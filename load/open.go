@@ -89,9 +89,29 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 		close(tickDone)
 	}()
 
-	te := r.tickEngine(s)
-	if te != nil {
-		te.run(ctx, end)
+	var stopFlag atomic.Bool
+	if te := r.tickEngine(s); te != nil {
+		// On a goroutine of its own: it locks its thread (lockPrecise).
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			te.run(ctx, end)
+		}()
+		<-done
+	} else if loops := r.openLoops(s, end, &stopFlag); loops != nil {
+		// The loop engine (loop_linux.go): each loop ends with its last
+		// response, or at once when ctx is done.
+		g := startLoops(loops)
+		cancelled := context.AfterFunc(ctx, func() {
+			r.abortedFlag.Store(true)
+			g.wake()
+		})
+		g.wait()
+		cancelled()
+		s.next = 0
+		for _, l := range loops {
+			s.next += l.taken
+		}
 	} else {
 		r.pace(ctx, s, end)
 	}
@@ -137,17 +157,12 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 }
 
 // pace hands out tickets until end or cancellation. It sleeps on a waker
-// (microsecond precision; see waker) where there is one.
+// (microsecond precision; see waker) where there is one, at most once per
+// PaceSlack.
 func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	// Above PreciseRate the pacer wakes at most once a millisecond, and a
-	// time.Timer's millisecond is all that is needed.
-	coarse := s.interval < 1e9/r.a.preciseRate
-	var wk *waker
-	if !coarse {
-		wk = newWaker(ctx)
-	}
+	wk := newWaker(ctx)
 	if wk != nil {
 		defer wk.close()
 	}
@@ -194,9 +209,9 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			wait = end.Sub(now)
 		}
 		s.mu.Unlock()
-		if coarse {
-			wait = max(wait, time.Millisecond)
-		}
+		// At most one wake per PaceSlack: what comes due meanwhile is sent
+		// together at the next.
+		wait = max(wait, r.a.paceSlack)
 		if wk != nil {
 			wk.sleepUntil(now.Add(wait))
 			continue

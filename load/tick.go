@@ -19,24 +19,24 @@ import (
 // waking it: once per response when each connection has a goroutine
 // parked in the runtime poller. Here one goroutine owns raw non-blocking
 // sockets that the runtime poller does not know, and wakes only on its own
-// timer: when the next request is due (a waker: microsecond precision),
-// and every pollEvery while requests are in flight. A wake reads whatever
+// timer: when the next request is due (a sleeper on a thread of its own:
+// microsecond precision, see precise_linux.go), and every pollEvery while
+// requests are in flight. A wake reads whatever
 // responses have arrived (at most every pollEvery, or at once when a due
 // request finds no idle connection), then writes every request that has
 // become due. A response is timed by the kernel's receive timestamp
 // (SO_TIMESTAMPNS), not by when the engine read it, so reading rarely
 // costs no accuracy. A request is timed from its due time as in the
 // goroutine engine, and its send lateness (write minus due time: the
-// waker's wake-up latency, plus any time the CPU was busy elsewhere) is
+// wake-up latency, plus any time the CPU was busy elsewhere) is
 // recorded beside it. Requests are never sent before their due time:
 // sending a batch early would put requests due apart onto the service
 // together, a burst the schedule does not hold, and bias its service time.
 //
-// A wake costs CPU (10-35 µs on the 2-CPU VM this was measured on, more
-// than a request's own system calls), so waking for every request is
-// affordable only up to a rate: above PreciseRate (DefaultPreciseRate)
-// the engine is coarse, waking every pollEvery and sending what has come
-// due, late by up to that (0.5 ms at p50), as wrk2 does.
+// A wake costs CPU, more than a request's own system calls, so the engine
+// wakes at most once per PaceSlack (DefaultPaceSlack): below 1/slack
+// requests per second each request has its own wake-up; above, a wake
+// sends what has come due since the last, late by up to the slack.
 const (
 	pollEvery = time.Millisecond
 	pollIdle  = 10 * time.Millisecond
@@ -44,6 +44,13 @@ const (
 
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
 		return a
 	}
 	return b
@@ -78,8 +85,8 @@ type tickEngine struct {
 	rbuf    []byte
 	oob     []byte
 	timeout time.Duration
-	coarse  bool // wake every pollEvery, not for each request (see PreciseRate)
-	head    bool // HEAD requests: responses have no body
+	slack   time.Duration // at most one wake per slack (PaceSlack)
+	head    bool          // HEAD requests: responses have no body
 	// retry: the request may be sent again when a reused connection dies
 	// before any byte of its response (it is idempotent).
 	retry bool
@@ -125,7 +132,7 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 	targetUser{t}.Request(0, 0, &req)
 	e.wreq = appendRequest(nil, &req, host, path)
 	e.head = req.Method == "HEAD"
-	e.coarse = s.interval < 1e9/r.a.preciseRate
+	e.slack = r.a.paceSlack
 	e.retry = idempotent(req.Method)
 	return e
 }
@@ -133,11 +140,9 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 // run paces tickets until end, then lets requests in flight finish.
 func (e *tickEngine) run(ctx context.Context, end time.Time) {
 	s := e.s
-	// Coarse, a time.Timer's millisecond is all that is needed.
-	var wk *waker
-	if !e.coarse {
-		wk = newWaker(ctx)
-	}
+	// The engine sleeps on its own thread, with little timer slack.
+	lockPrecise()
+	wk := newSleeper(ctx)
 	var timer *time.Timer
 	if wk == nil {
 		timer = time.NewTimer(time.Hour)
@@ -155,7 +160,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 		e.r.active.Store(0)
 	}()
 	sending := true
-	var polled time.Time
+	var polled, lastSend time.Time
 	for {
 		if ctx.Err() != nil {
 			// Interrupted: count the responses that have arrived.
@@ -180,14 +185,15 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 				}
 				e.start(c, s.next, now)
 				s.next++
+				lastSend = now
 			}
 			// Every ticket is due before end: the first wake at or after
 			// end sends the last ones; what is left then is dropped.
 			sending = now.Before(end)
 		}
 		e.r.active.Store(int64(len(e.conns)))
-		// Wake when the next ticket is due (no sooner than pollEvery from
-		// now when coarse), and to poll: every pollEvery while tickets wait
+		// Wake when the next ticket is due (no sooner than the slack after
+		// the last send), and to poll: every pollEvery while tickets wait
 		// for a connection or the last responses are awaited, every
 		// pollIdle while requests are in flight and no ticket comes due.
 		wake := time.Time{}
@@ -196,9 +202,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 			if d := s.due(s.next); s.next < s.total && !blocked && d.Before(wake) {
 				wake = d
 			}
-			if e.coarse {
-				wake = maxTime(wake, now.Add(pollEvery))
-			}
+			wake = maxTime(wake, lastSend.Add(e.slack))
 		}
 		if len(e.conns) > 0 || blocked || !sending {
 			p := polled.Add(pollIdle)

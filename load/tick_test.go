@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// TestEnginesAgree runs the same open-model attacks on the tick engine and
-// on the goroutine engine against awkward targets.
+// TestEnginesAgree runs the same attacks on every engine (see engines)
+// against awkward targets.
 func TestEnginesAgree(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
@@ -53,29 +53,21 @@ func TestEnginesAgree(t *testing.T) {
 		{deadURL + "/", nil, ReasonRefused},                                           // nobody listening
 	}
 	for _, tt := range tests {
-		for _, engine := range []string{"tick", "goroutine"} {
-			opts := tt.opts
-			if engine == "goroutine" {
-				opts = append(opts, WithoutTickEngine())
-			}
-			res, err := NewAttacker(opts...).Attack(context.Background(), &Target{URL: tt.url}, OpenModel{Rate: 50, Duration: 400 * time.Millisecond})
+		for _, engine := range engines {
+			sc, m, opts := engineCase(engine, &Target{URL: tt.url}, OpenModel{Rate: 50, Duration: 400 * time.Millisecond}, ClosedModel{Users: 3, Iterations: 4})
+			opts = append(opts, tt.opts...)
+			res, err := NewAttacker(opts...).Attack(context.Background(), sc, m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The closed model (goroutines either way): 3 users x 4
-			// iterations.
-			if engine == "goroutine" {
-				closed, err := NewAttacker(opts...).Attack(context.Background(), &Target{URL: tt.url}, ClosedModel{Users: 3, Iterations: 4})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ct := closed.Summary.Total; ct.Samples != 12 || (tt.reason == "") != (ct.Errors == 0) {
-					t.Errorf("closed %s: %d samples, reasons %+v; want 12, reason %q", tt.url, ct.Samples, ct.Reasons, tt.reason)
-				}
-			}
 			tot := res.Summary.Total
-			if tot.Samples+res.Summary.Dropped != 20 {
-				t.Errorf("%s %s: %d samples + %d dropped, want 20", engine, tt.url, tot.Samples, res.Summary.Dropped)
+			// Open: 20 scheduled; closed: 3 users x 4 iterations.
+			want := int64(20)
+			if _, closed := m.(ClosedModel); closed {
+				want = 12
+			}
+			if tot.Samples+res.Summary.Dropped != want {
+				t.Errorf("%s %s: %d samples + %d dropped, want %d", engine, tt.url, tot.Samples, res.Summary.Dropped, want)
 			}
 			switch {
 			case tt.reason == "" && tot.Errors != 0:

@@ -43,6 +43,7 @@ type attackFlags struct {
 	rate                   string
 	duration               time.Duration
 	maxInflight            int
+	paceSlack              time.Duration
 	users, iterations      int
 	rampUp, thinkTime      time.Duration
 	warmup                 string
@@ -68,6 +69,7 @@ func (f *attackFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.rate, "rate", "", "open model: arrivals per second, or `N/period` (5000, 300/1m)")
 	fs.DurationVar(&f.duration, "duration", 0, "measured `time` (after warm-up)")
 	fs.IntVar(&f.maxInflight, "max-inflight", load.DefaultMaxInflight, "open model: at most `n` requests (connections) in flight")
+	fs.DurationVar(&f.paceSlack, "pace-slack", load.DefaultPaceSlack, "open model: wake at most once per `time`, sending what has come due, late by up to it (0: a wake-up per request)")
 	fs.IntVar(&f.users, "users", 0, "closed model: `n` virtual users")
 	fs.DurationVar(&f.rampUp, "ramp-up", 0, "closed model: start the users evenly over this `time`")
 	fs.IntVar(&f.iterations, "iterations", 0, "closed model: iterations per user (0: until --duration)")
@@ -114,9 +116,9 @@ func attack(st *state, p *attackPlan) error {
 		}
 	}
 	opts := append([]load.Option{load.WithOptionsRecord(p.record)}, p.opts...)
-	// SHOWDOWN_ENGINE=goroutine runs plain URL attacks in the open model
-	// on the goroutine engine instead of the tick engine (load/README.md),
-	// to compare them or to rule the tick engine out.
+	// SHOWDOWN_ENGINE=goroutine runs every attack on the goroutine engine
+	// instead of the tick and loop engines (load/README.md), to compare
+	// them or to rule them out.
 	if st.getenv != nil && st.getenv("SHOWDOWN_ENGINE") == "goroutine" {
 		opts = append(opts, load.WithoutTickEngine())
 	}

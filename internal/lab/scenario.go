@@ -49,6 +49,9 @@ func (x *execution) attacker(progress func(load.Progress), extra ...load.Option)
 	if x.plan.Load.MaxInflight > 0 {
 		opts = append(opts, load.MaxInflight(x.plan.Load.MaxInflight))
 	}
+	if x.plan.Load.PaceSlack > 0 {
+		opts = append(opts, load.PaceSlack(time.Duration(x.plan.Load.PaceSlack)))
+	}
 	if progress != nil {
 		opts = append(opts, load.OnProgress(progress))
 	}

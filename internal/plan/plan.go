@@ -380,6 +380,10 @@ type Load struct {
 	// MaxInflight bounds concurrent requests in the open model (0: the
 	// engine's default).
 	MaxInflight int `yaml:"max_inflight" json:"max_inflight,omitempty"`
+	// PaceSlack is the open model's trade-off between the generator's
+	// wake-ups and its send lateness (load.PaceSlack; 0: the engine's
+	// default, load.DefaultPaceSlack).
+	PaceSlack Duration `yaml:"pace_slack" json:"pace_slack,omitempty"`
 }
 
 // Database is the database policy.

@@ -104,8 +104,8 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if l.RampUp > 0 && l.Model == "open" {
 		add([]string{"load", "ramp_up"}, "remove it, or use model: closed", "ramp_up applies to the closed model only")
 	}
-	if l.Warmup < 0 || l.ThinkTime < 0 || l.Timeout <= 0 || l.MaxInflight < 0 {
-		add([]string{"load"}, "", "warmup, think_time and max_inflight must not be negative; timeout must be positive")
+	if l.Warmup < 0 || l.ThinkTime < 0 || l.Timeout <= 0 || l.MaxInflight < 0 || l.PaceSlack < 0 {
+		add([]string{"load"}, "", "warmup, think_time, max_inflight and pace_slack must not be negative; timeout must be positive")
 	}
 	if l.Iterations < 0 || l.WarmupRequests < 0 {
 		add([]string{"load"}, "", "iterations and warmup_requests must not be negative")

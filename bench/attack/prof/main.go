@@ -22,8 +22,9 @@ func main() {
 	d := flag.Duration("d", 5*time.Second, "duration")
 	prof := flag.String("cpuprofile", "", "write a CPU profile to `file`")
 	memprof := flag.String("memprofile", "", "write an allocation profile to `file`")
-	noTick := flag.Bool("notick", false, "use the goroutine engine for the open model")
-	precise := flag.Float64("precise", -1, "load.PreciseRate: the rate up to which each request gets its own wake-up (0: always coarse; -1: the engine's default)")
+	noTick := flag.Bool("notick", false, "use the goroutine engine (load.WithoutTickEngine)")
+	slack := flag.Duration("slack", -1, "load.PaceSlack: at most one wake-up per `time` (0: one per request; -1: the engine's default)")
+	scenario := flag.Bool("scenario", false, "run the URL as a scenario (the loop engine in the open model too), not as a load.Target")
 	flag.Parse()
 	runtime.MemProfileRate = 4096
 	if *prof != "" {
@@ -42,12 +43,16 @@ func main() {
 	if *noTick {
 		opts = append(opts, load.WithoutTickEngine())
 	}
-	if *precise >= 0 {
-		opts = append(opts, load.PreciseRate(*precise))
+	if *slack >= 0 {
+		opts = append(opts, load.PaceSlack(*slack))
+	}
+	var sc load.Scenario = &load.Target{URL: *url}
+	if *scenario {
+		sc = load.StatusChecked(urlScenario{*url})
 	}
 	var m0 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	res, err := load.NewAttacker(opts...).Attack(context.Background(), &load.Target{URL: *url}, m)
+	res, err := load.NewAttacker(opts...).Attack(context.Background(), sc, m)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,4 +66,25 @@ func main() {
 	runtime.ReadMemStats(&m1)
 	fmt.Printf("allocations: %.2f per request, GC cycles %d\n",
 		float64(m1.Mallocs-m0.Mallocs)/float64(max(res.Summary.Total.Samples, 1)), m1.NumGC-m0.NumGC)
+}
+
+// urlScenario is a one-step scenario of a GET of one URL that is not a
+// *load.Target, so that it runs as the lab's scenarios do.
+type urlScenario struct{ url string }
+
+func (s urlScenario) Steps() []string       { return []string{"GET"} }
+func (s urlScenario) NewUser(int) load.User { return urlUser(s) }
+
+type urlUser urlScenario
+
+func (u urlUser) Request(_, _ int, req *load.Request) error {
+	req.Method, req.URL = "GET", u.url
+	return nil
+}
+
+func (urlUser) Check(_, _ int, resp *load.Response) error {
+	if resp.Status != 200 {
+		return &load.CheckError{Reason: "status " + fmt.Sprint(resp.Status)}
+	}
+	return nil
 }

@@ -1,0 +1,125 @@
+package load
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pauseScenario is stepScenario with a pause after its first step.
+type pauseScenario struct {
+	*stepScenario
+	pause time.Duration
+}
+
+func (p pauseScenario) Pause(step int) time.Duration {
+	if step == 0 {
+		return p.pause
+	}
+	return 0
+}
+
+// TestScenarioEnginesAgree runs a two-step scenario with a pause on the
+// loop engine and on the goroutine engine, open and closed, with one
+// loop and with several: each counts every step of every iteration,
+// gives each arrival its own user, and records the send lateness of each
+// open-model iteration once.
+func TestScenarioEnginesAgree(t *testing.T) {
+	srv := helloServer(t)
+	for _, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		for _, noTick := range []bool{false, true} {
+			var opts []Option
+			name := "loop"
+			if noTick {
+				opts, name = append(opts, WithoutTickEngine()), "goroutine"
+			}
+			// Closed: 5 users x 4 iterations x 2 steps; the "fail" step
+			// fails on odd iterations.
+			sc := pauseScenario{&stepScenario{url: srv.URL}, 2 * time.Millisecond}
+			res, err := NewAttacker(opts...).Attack(context.Background(), sc, ClosedModel{Users: 5, Iterations: 4, ThinkTime: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			if s.Labels[0].Samples != 20 || s.Labels[1].Samples != 20 || s.Labels[1].Errors != 10 || s.Labels[0].Errors != 0 {
+				t.Errorf("%s, %d CPUs, closed: list %d samples %d errors, fail %d samples %d errors; want 20/0 and 20/10",
+					name, procs, s.Labels[0].Samples, s.Labels[0].Errors, s.Labels[1].Samples, s.Labels[1].Errors)
+			}
+			if h := res.Lateness(); h != nil && h.TotalCount() != 0 {
+				t.Errorf("%s, %d CPUs, closed: %d lateness samples, want none", name, procs, h.TotalCount())
+			}
+			// Open: 300/s for 0.5 s = 150 arrivals, each a new user.
+			sc = pauseScenario{&stepScenario{url: srv.URL}, 2 * time.Millisecond}
+			res, err = NewAttacker(opts...).Attack(context.Background(), sc, OpenModel{Rate: 300, Duration: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = res.Summary
+			if got := s.Labels[0].Samples + s.Dropped; got != 150 || s.Labels[1].Samples != s.Labels[0].Samples || s.Labels[0].Errors != 0 {
+				t.Errorf("%s, %d CPUs, open: list %d samples (%d errors) + %d dropped, fail %d samples; want 150 arrivals, both steps each",
+					name, procs, s.Labels[0].Samples, s.Labels[0].Errors, s.Dropped, s.Labels[1].Samples)
+			}
+			if h := res.Lateness(); h == nil || h.TotalCount() != s.Labels[0].Samples {
+				t.Errorf("%s, %d CPUs, open: lateness of %v iterations, want %d", name, procs, h, s.Labels[0].Samples)
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+// TestLoopCoordinatedOmission is TestCoordinatedOmission on the loop
+// engine (a scenario in the open model): requests queued behind a stall
+// show it in their latency, not in their service time.
+func TestLoopCoordinatedOmission(t *testing.T) {
+	var t0 atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Unix(0, t0.Load())
+		if el := time.Since(start); el >= 500*time.Millisecond && el < 1500*time.Millisecond {
+			time.Sleep(1500*time.Millisecond - el)
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	t0.Store(time.Now().UnixNano())
+	res, err := NewAttacker(MaxInflight(1)).Attack(context.Background(), notTarget{&Target{URL: srv.URL}}, OpenModel{Rate: 200, Duration: 2500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat, svc := res.Summary.Total.Latency, res.Summary.Total.Service
+	if lat.P99 < 500 {
+		t.Errorf("corrected p99 = %.1fms, want >= 500ms: the stall is hidden", lat.P99)
+	}
+	if svc.P99 > lat.P99/4 {
+		t.Errorf("service-time p99 = %.1fms, want far below the corrected p99 %.1fms", svc.P99, lat.P99)
+	}
+	if res.Summary.Late == 0 {
+		t.Error("no late sends counted behind a 1 s stall")
+	}
+}
+
+// TestPaceSlackOption checks the option's validation and that a slack
+// longer than the schedule's interval still sends every request (in
+// batches), none dropped.
+func TestPaceSlackOption(t *testing.T) {
+	if _, err := NewAttacker(PaceSlack(-time.Microsecond)).Attack(context.Background(), &Target{URL: "http://127.0.0.1:1/"}, OpenModel{Rate: 1, Duration: time.Second}); err == nil {
+		t.Error("a negative pace slack was accepted")
+	}
+	srv := helloServer(t)
+	for _, engine := range []string{"tick", "loop", "goroutine"} {
+		sc, m, opts := engineCase(engine, &Target{URL: srv.URL}, OpenModel{Rate: 400, Duration: 500 * time.Millisecond}, ClosedModel{})
+		opts = append(opts, PaceSlack(20*time.Millisecond))
+		res, err := NewAttacker(opts...).Attack(context.Background(), sc, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := res.Summary; s.Total.Samples != 200 || s.Dropped != 0 || s.Total.Errors != 0 {
+			t.Errorf("%s: %d samples, %d dropped, %d errors; want all 200 sent", engine, s.Total.Samples, s.Dropped, s.Total.Errors)
+		}
+	}
+}
