@@ -126,6 +126,17 @@ type loop struct {
 	lastSend time.Time
 	until    time.Time
 	inflight int // open model: iterations in progress
+
+	// lazy (the open model, one step, no pauses): the loop sleeps on its
+	// timer alone (tep: an epoll instance that holds only efd) and reads
+	// the responses at its wakes, at most every pollEvery, as the tick
+	// engine does: the kernel's receive timestamps keep their times, and
+	// a response costs no wake-up of its own. With several steps the next
+	// one is written as its predecessor's response arrives.
+	lazy    bool
+	tep     int
+	tevents [1]unix.EpollEvent
+	polled  time.Time
 }
 
 // newLoops returns n loops with their epoll instances, or nil when the
@@ -139,13 +150,20 @@ func (r *run) newLoops(n int, stop *atomic.Bool) []*loop {
 	loops := make([]*loop, 0, n)
 	for i := 0; i < n; i++ {
 		l := &loop{r: r, events: make([]unix.EpollEvent, 256), rbuf: make([]byte, 64<<10), oob: make([]byte, 128),
-			addrs: map[string]syscall.Sockaddr{}, pauser: pauser, every: every, stop: stop, ep: -1, efd: -1}
+			addrs: map[string]syscall.Sockaddr{}, pauser: pauser, every: every, stop: stop, ep: -1, efd: -1, tep: -1}
 		var err error
 		if l.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err == nil {
 			l.efd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 			if err == nil {
 				ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.efd)}
 				err = unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, l.efd, &ev)
+			}
+			if err == nil {
+				l.tep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+			}
+			if err == nil {
+				ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.efd)}
+				err = unix.EpollCtl(l.tep, unix.EPOLL_CTL_ADD, l.efd, &ev)
 			}
 		}
 		if err != nil {
@@ -200,8 +218,10 @@ func (r *run) openLoops(s *schedule, end time.Time, stop *atomic.Bool) []*loop {
 	}
 	n := max(min(runtime.GOMAXPROCS(0), r.a.maxInflight), 1)
 	loops := r.newLoops(n, stop)
+	pauses := hasPauses(r.sc)
 	for i, l := range loops {
 		l.open, l.s, l.until = true, s, end
+		l.lazy = len(r.steps) == 1 && !pauses
 		l.next, l.stride = int64(i), int64(n)
 		l.maxConns = r.a.maxInflight / n
 		if i < r.a.maxInflight%n {
@@ -219,7 +239,10 @@ func (l *loop) release() {
 	if l.efd >= 0 {
 		syscall.Close(l.efd)
 	}
-	l.ep, l.efd = -1, -1
+	if l.tep >= 0 {
+		syscall.Close(l.tep)
+	}
+	l.ep, l.efd, l.tep = -1, -1, -1
 }
 
 // wake ends the loop's current wait (from any goroutine), so it sees its
@@ -255,6 +278,9 @@ func (l *loop) run() {
 			return
 		}
 		now := time.Now()
+		if l.lazy {
+			l.poll(now, sending)
+		}
 		stopping := l.stop.Load()
 		for len(l.timers) > 0 && (stopping || !l.timers[0].wakeAt.After(now)) {
 			c := l.pop()
@@ -294,19 +320,61 @@ func (l *loop) run() {
 			wake = maxTime(wake, l.lastSend.Add(r.a.paceSlack))
 			wait = min(wait, wake.Sub(now))
 		}
-		n := l.wait(max(wait, 0))
-		for _, ev := range l.events[:n] {
-			fd := int(ev.Fd)
-			if fd == l.efd {
-				var b [8]byte
-				rawRead(fd, b[:])
-				continue
-			}
-			if fd >= len(l.byFD) || l.byFD[fd] == nil || l.byFD[fd].gen != ev.Pad {
-				continue
-			}
-			l.event(l.byFD[fd], ev.Events)
+		if !l.lazy {
+			l.handle(l.wait(max(wait, 0)))
+			continue
 		}
+		// Lazy: sleep on the timer alone, and look at the sockets every
+		// pollEvery while tickets wait for a connection or the last
+		// responses are awaited, every pollIdle otherwise.
+		if l.busy > 0 {
+			p := l.polled.Add(pollIdle)
+			if blocked || !sending {
+				p = l.polled.Add(pollEvery)
+			}
+			wait = min(wait, p.Sub(now))
+		}
+		if wait > 0 && l.waiter.wait(l.tep, l.tevents[:], wait) > 0 {
+			var b [8]byte
+			rawRead(l.efd, b[:])
+		}
+	}
+}
+
+// poll, in lazy mode, reads the responses that have arrived: every
+// pollEvery at most, or at once when a due ticket finds every connection
+// busy or the schedule is over.
+func (l *loop) poll(now time.Time, sending bool) {
+	if l.busy == 0 {
+		return
+	}
+	due := sending && len(l.idle) == 0 && l.next < l.s.total && !l.s.due(l.next).After(now)
+	if now.Sub(l.polled) < pollEvery && sending && !due {
+		return
+	}
+	l.polled = now
+	for range 64 { // a full batch of events is followed by another, boundedly
+		n := l.wait(0)
+		l.handle(n)
+		if n < len(l.events) {
+			return
+		}
+	}
+}
+
+// handle advances the connections of the first n events in l.events.
+func (l *loop) handle(n int) {
+	for _, ev := range l.events[:n] {
+		fd := int(ev.Fd)
+		if fd == l.efd {
+			var b [8]byte
+			rawRead(fd, b[:])
+			continue
+		}
+		if fd >= len(l.byFD) || l.byFD[fd] == nil || l.byFD[fd].gen != ev.Pad {
+			continue
+		}
+		l.event(l.byFD[fd], ev.Events)
 	}
 }
 

@@ -87,6 +87,16 @@ func (s statusChecked) Pause(step int) time.Duration {
 	return 0
 }
 
+// hasPauses reports whether sc may pause between steps (a Pauser, other
+// than StatusChecked's wrapping of a scenario that is none).
+func hasPauses(sc Scenario) bool {
+	if s, ok := sc.(statusChecked); ok {
+		return hasPauses(s.Scenario)
+	}
+	_, ok := sc.(Pauser)
+	return ok
+}
+
 type statusCheckedUser struct{ User }
 
 func (statusCheckedUser) ChecksStatus(int) bool { return true }
