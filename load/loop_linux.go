@@ -356,9 +356,11 @@ func (l *loop) run() {
 const spinFor = 20 * time.Microsecond
 
 // spinWait waits up to d for events like wait, first spinning up to
-// spinFor while responses are awaited.
+// spinFor while responses are awaited, in the closed model: in the open
+// model the rate, not the server's speed, paces the requests, and a spin
+// per request would cost most at low rates.
 func (l *loop) spinWait(d time.Duration) int {
-	if l.busy == 0 || d <= 0 {
+	if l.busy == 0 || d <= 0 || l.open {
 		return l.wait(d)
 	}
 	start := time.Now()
