@@ -22,7 +22,7 @@ func TestSummaryWarnings(t *testing.T) {
 		Reason: "health check timed out after 60s", LogTail: "panic: boom"})
 	lr := r.Services[0].Levels[0]
 	lr.Violations = []results.Violation{{Check: "money", Detail: "total changed by 10"}}
-	lr.Warnings = []string{"generator near saturation: 95% CPU of 1 CPU(s)"}
+	lr.Warnings = []string{"generator-bound, generator 95% of 1 CPU: the figures may show the generator's limit, not the service's"}
 	lr.Total.Errors = 5
 	lr.Thresholds = []results.ThresholdVerdict{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
 	s := Summarize(res)
@@ -35,7 +35,7 @@ func TestSummaryWarnings(t *testing.T) {
 		"cgroup v2 not writable",                                                  // limits that could not be applied
 		"broken, trial 1 failed: health",                                          // a failed service run
 		"INVARIANT FAILED: fast at 8 users",                                       // an invariant violation
-		"generator near saturation",                                               // the runner's own warning
+		"fast at 8 users, trial 1: generator-bound, generator 95% of 1 CPU",       // the runner's own warning
 		"0.05% errors (5 of 10000)",                                               // errors
 		"noisy at 8 users: throughput varies 57%",                                 // noisy trials
 		"THRESHOLD CROSSED: fast at 8 users, trial 1: p99>200ms (measured 312.5)", // a plan's fail_if
