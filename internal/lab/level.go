@@ -3,12 +3,16 @@ package lab
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
@@ -66,12 +70,11 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	lr.TargetRate, lr.AchievedRate, lr.Late, lr.Dropped = s.TargetRate, s.AchievedRate, s.Late, s.Dropped
 	lr.Warnings = append(lr.Warnings, s.Warnings...)
 	lr.Service, lr.Database, lr.Generator = results.SummarizeResources(ss.Service), results.SummarizeResources(ss.Database), results.SummarizeResources(ss.Generator)
-	lr.GeneratorCPUs = s.CPUs
-	if lr.GeneratorCPUs == 0 {
-		lr.GeneratorCPUs = runtime.NumCPU()
-	}
-	if lr.Generator.CPUMean > 90*float64(lr.GeneratorCPUs) {
-		lr.Warnings = append(lr.Warnings, fmt.Sprintf("generator near saturation: %.0f%% CPU of %d CPU(s); the figures may show the generator's limit, not the service's", lr.Generator.CPUMean, lr.GeneratorCPUs))
+	lr.GeneratorCPUs = generatorCPUs()
+	lr.GeneratorCPUPercent, lr.GeneratorBound = generatorGuard(lr.Generator.CPUMean, lr.GeneratorCPUs)
+	if lr.GeneratorBound {
+		lr.Warnings = append(lr.Warnings, results.GeneratorNote(lr.GeneratorCPUPercent, lr.GeneratorCPUs)+
+			": the figures may show the generator's limit, not the service's"+spareCPUsHint(pl, runtime.NumCPU()))
 	}
 	if d := results.SummarizeDisturbances(ss.Disturbances(res.Summary.Start)); d != nil {
 		lr.Disturbance = d
@@ -107,6 +110,61 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	for _, v := range lr.Violations {
 		x.say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
 	}
+}
+
+// generatorGuard is the level's guard on the generator: its mean CPU
+// (cpuMean, in percent of one CPU, as monitor samples it) in percent of
+// the cpus it could use, and whether that is over
+// results.GeneratorBoundPercent, the same line the interleaved verdict
+// draws for an arm.
+func generatorGuard(cpuMean float64, cpus int) (percent float64, bound bool) {
+	percent = cpuMean / float64(max(cpus, 1))
+	return math.Round(percent*10) / 10, percent > results.GeneratorBoundPercent
+}
+
+// generatorCPUs is how many CPUs the generator (this process) can use at
+// once: the CPUs it may run on (after Run pinned it, the placement's
+// generator CPUs), or its GOMAXPROCS where that is fewer. runtime.NumCPU
+// would not do: it is the count at the process's start, before the pin.
+func generatorCPUs() int {
+	n := runtime.GOMAXPROCS(0)
+	if c := affinityCPUs(); c > 0 {
+		n = min(n, c)
+	}
+	return max(n, 1)
+}
+
+// affinityCPUs counts the CPUs the calling thread may run on (0 when the
+// kernel does not say). Run pins every thread of the process alike, and
+// new threads inherit it.
+func affinityCPUs() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0
+	}
+	return set.Count()
+}
+
+// spareCPUsHint names the machine's CPUs (ncpu of them) that no process
+// of the placement uses, as a hint for a generator-bound level; "" when
+// there are none.
+func spareCPUsHint(pl plan.Placement, ncpu int) string {
+	used := map[int]bool{}
+	for _, l := range []string{pl.ServiceCPUs, pl.GeneratorCPUs, pl.DatabaseCPUs} {
+		for _, c := range cpuSet(l) {
+			used[c] = true
+		}
+	}
+	var spare []string
+	for c := range ncpu {
+		if !used[c] {
+			spare = append(spare, strconv.Itoa(c))
+		}
+	}
+	if len(spare) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; CPUs %s are in no placement: add them to placement.generator_cpus", strings.Join(spare, ","))
 }
 
 // sameCPUs reports whether two placements put processes on the same CPUs

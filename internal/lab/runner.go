@@ -123,6 +123,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		if err := cgroup.PinTree(os.Getpid(), cpus); err != nil {
 			x.warn("generator not pinned to CPUs %s: %v", cpus, err)
 		}
+		x.sizeGenerator(cpus)
 	}
 	x.progress = newProgress(rn.Progress, rn.TTY, p)
 	defer x.progress.close()
@@ -145,6 +146,22 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		x.runFaults(ctx)
 	}
 	return dir, x.rec, ctx.Err()
+}
+
+// sizeGenerator runs the generator on as many threads at once as it now
+// has CPUs. GOMAXPROCS was sized to the CPUs the process could use at its
+// start (every CPU, for the builds); the runtime follows a change of
+// affinity only at its next check, up to a second later, so it is reset
+// here and the first level runs on every generator CPU, and on no more. A
+// GOMAXPROCS set in the environment is the user's and is kept; a value
+// under the CPUs is said, since the generator then cannot use them all.
+func (x *execution) sizeGenerator(cpus string) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.SetDefaultGOMAXPROCS()
+	}
+	if n, c := runtime.GOMAXPROCS(0), affinityCPUs(); c > 0 && n < c {
+		x.warn("the generator runs on at most %d of its %d CPUs (%s) at once: GOMAXPROCS is %d", n, c, cpus, n)
+	}
 }
 
 // runSequential measures every start alone, one after the other: trial

@@ -153,7 +153,9 @@ type htmlWorkload struct {
 }
 
 type htmlRow struct {
-	Impl   string
+	Impl string
+	// Note marks the row (generator-bound).
+	Note   string
 	Color  string
 	Level  int
 	Values []template.HTML
@@ -187,7 +189,7 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			hw.Cols = append(hw.Cols, htmlCol{metric(c.key).Title})
 		}
 		for _, c := range wl.Cells {
-			row := htmlRow{Impl: c.Implementation, Color: colors[c.Implementation], Level: c.Level, Best: c == wl.Best, None: c.Trials == 0}
+			row := htmlRow{Impl: c.Implementation, Note: c.GeneratorBound, Color: colors[c.Implementation], Level: c.Level, Best: c == wl.Best, None: c.Trials == 0}
 			if c.Trials > 0 {
 				for _, col := range cols {
 					row.Values = append(row.Values, htmlCellText(c, col))

@@ -114,7 +114,35 @@ type CellSummary struct {
 	// Spread is the trial-to-trial spread of throughput and p99 (two
 	// trials or more): mean, coefficient of variation, 95% interval.
 	Spread map[string]Spread `json:"spread,omitempty"`
-	cell   *results.Cell
+	// GeneratorBound marks a cell whose generator was over
+	// results.GeneratorBoundPercent of its CPUs in a trial: "generator-bound,
+	// generator 87% of 1 CPU" (the busiest trial; "in 1 of 3 trials" when
+	// not in all). Its figures may be the generator's.
+	GeneratorBound string `json:"generator_bound,omitempty"`
+	cell           *results.Cell
+}
+
+// generatorBound is a cell's GeneratorBound mark ("" when no trial was).
+func generatorBound(levels []*results.LevelRun) string {
+	var worst *results.LevelRun
+	n := 0
+	for _, l := range levels {
+		if !l.GeneratorBound {
+			continue
+		}
+		n++
+		if worst == nil || l.GeneratorCPUPercent > worst.GeneratorCPUPercent {
+			worst = l
+		}
+	}
+	if worst == nil {
+		return ""
+	}
+	s := results.GeneratorNote(worst.GeneratorCPUPercent, worst.GeneratorCPUs)
+	if n < len(levels) {
+		s += fmt.Sprintf(" in %d of %d trials", n, len(levels))
+	}
+	return s
 }
 
 // Spread is a metric's mean over trials (fresh service starts), its
@@ -318,6 +346,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 			s.Implementations = append(s.Implementations, c.Implementation)
 		}
 		if len(lc.Levels) > 0 {
+			c.GeneratorBound = generatorBound(lc.Levels)
 			c.Values = map[string]Value{}
 			for _, m := range Metrics {
 				vs := make([]float64, len(lc.Levels))

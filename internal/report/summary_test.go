@@ -22,7 +22,7 @@ func TestSummaryWarnings(t *testing.T) {
 		Reason: "health check timed out after 60s", LogTail: "panic: boom"})
 	lr := r.Services[0].Levels[0]
 	lr.Violations = []results.Violation{{Check: "money", Detail: "total changed by 10"}}
-	lr.Warnings = []string{"generator near saturation: 95% CPU of 1 CPU(s)"}
+	lr.Warnings = []string{"generator-bound, generator 95% of 1 CPU: the figures may show the generator's limit, not the service's"}
 	lr.Total.Errors = 5
 	lr.Thresholds = []results.ThresholdVerdict{{Expr: "p99>200ms", Measured: 312.5, Crossed: true}, {Expr: "errors>1%", Measured: 0.05}}
 	s := Summarize(res)
@@ -35,7 +35,7 @@ func TestSummaryWarnings(t *testing.T) {
 		"cgroup v2 not writable",                                                  // limits that could not be applied
 		"broken, trial 1 failed: health",                                          // a failed service run
 		"INVARIANT FAILED: fast at 8 users",                                       // an invariant violation
-		"generator near saturation",                                               // the runner's own warning
+		"fast at 8 users, trial 1: generator-bound, generator 95% of 1 CPU",       // the runner's own warning
 		"0.05% errors (5 of 10000)",                                               // errors
 		"noisy at 8 users: throughput varies 57%",                                 // noisy trials
 		"THRESHOLD CROSSED: fast at 8 users, trial 1: p99>200ms (measured 312.5)", // a plan's fail_if
@@ -103,5 +103,48 @@ func TestDownsample(t *testing.T) {
 	}
 	if tp := d.Col("throughput"); tp[0] != 100 {
 		t.Errorf("throughput %v, want the mean 100", tp[0])
+	}
+}
+
+// A level the lab found generator-bound marks its row in summary.md and
+// report.html, with the generator's busiest trial, and how many trials
+// were bound when not all.
+func TestGeneratorBoundMark(t *testing.T) {
+	res := fakeRun([]plan.Implementation{{Service: "fast"}, {Service: "slow"}},
+		map[string][]float64{"fast": {1000, 1010, 990}, "slow": {500, 510, 490}})
+	for i, sr := range res.Run.Services {
+		lr := sr.Levels[0]
+		lr.GeneratorCPUs = 1
+		if sr.Implementation == "fast" && i != 2 {
+			lr.GeneratorBound, lr.GeneratorCPUPercent = true, 83+float64(i)*4
+		}
+	}
+	wl := Summarize(res).Workloads[0]
+	marks := map[string]string{}
+	for _, c := range wl.Cells {
+		marks[c.Implementation] = c.GeneratorBound
+	}
+	if got, want := marks["fast"], "generator-bound, generator 87% of 1 CPU in 2 of 3 trials"; got != want {
+		t.Errorf("fast marked %q, want %q", got, want)
+	}
+	if got := marks["slow"]; got != "" {
+		t.Errorf("slow marked %q, want no mark", got)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| fast (generator-bound, generator 87% of 1 CPU in 2 of 3 trials) | 8 |"; !strings.Contains(md.String(), want) {
+		t.Errorf("summary.md lacks %q:\n%s", want, md.String())
+	}
+	if strings.Contains(md.String(), "slow (generator-bound") {
+		t.Errorf("summary.md marks slow:\n%s", md.String())
+	}
+	var h bytes.Buffer
+	if err := WriteHTML(&h, res); err != nil {
+		t.Fatal(err)
+	}
+	if want := `fast <span class="mark">generator-bound, generator 87% of 1 CPU in 2 of 3 trials</span>`; !strings.Contains(h.String(), want) {
+		t.Errorf("report.html lacks %q", want)
 	}
 }

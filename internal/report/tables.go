@@ -199,7 +199,11 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			}
 			fmt.Fprintf(w, "\n|---|--:|%s\n", strings.Repeat("--:|", len(cols)))
 			for _, c := range wl.Cells {
-				fmt.Fprintf(w, "| %s | %d |", c.Implementation, c.Level)
+				name := c.Implementation
+				if c.GeneratorBound != "" {
+					name += " (" + c.GeneratorBound + ")"
+				}
+				fmt.Fprintf(w, "| %s | %d |", name, c.Level)
 				if c.Trials == 0 {
 					fmt.Fprintf(w, " not measured |%s\n", strings.Repeat(" |", len(cols)-1))
 					continue

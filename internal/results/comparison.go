@@ -131,8 +131,18 @@ type PairRatio struct {
 }
 
 // GeneratorBoundPercent is the generator's CPU, in percent of its CPUs,
-// above which an arm is marked generator-bound.
+// above which an arm or a level is marked generator-bound.
 const GeneratorBoundPercent = 80
+
+// GeneratorNote is how the report marks a generator-bound level or cell:
+// "generator-bound, generator 87% of 1 CPU".
+func GeneratorNote(percent float64, cpus int) string {
+	unit := "CPUs"
+	if cpus == 1 {
+		unit = "CPU"
+	}
+	return fmt.Sprintf("generator-bound, generator %.0f%% of %d %s", percent, cpus, unit)
+}
 
 // Describe says one pair of a verdict: "rust-axum 2.08× go-stdlib [2.01,
 // 2.15] throughput", or that there is no significant difference.

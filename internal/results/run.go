@@ -315,8 +315,15 @@ type LevelRun struct {
 	Service   Resources `json:"service"`
 	Database  Resources `json:"database"`
 	Generator Resources `json:"generator"`
-	// GeneratorCPUs is how many CPUs the generator could use.
+	// GeneratorCPUs is how many CPUs the generator could use at once:
+	// the CPUs it was pinned to, or its GOMAXPROCS where that was fewer.
 	GeneratorCPUs int `json:"generator_cpus"`
+	// GeneratorCPUPercent is the generator's mean CPU during the level in
+	// percent of its GeneratorCPUs (100: every one of them busy), and
+	// GeneratorBound whether it was over GeneratorBoundPercent: the
+	// level's figures may then be the generator's, not the service's.
+	GeneratorCPUPercent float64 `json:"generator_cpu_percent,omitempty"`
+	GeneratorBound      bool    `json:"generator_bound,omitempty"`
 	// Disturbance sums up what could have disturbed the level; nil when
 	// the machine was not sampled.
 	Disturbance *DisturbanceSummary `json:"disturbance,omitempty"`

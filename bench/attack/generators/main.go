@@ -1,8 +1,11 @@
 // Command generators benchmarks showdown's load engine side by side with
-// wrk, hey and k6 against the same minimal net/http server: peak
-// throughput in the closed model, generator CPU per request in the open
-// model, send lateness in the open model (with wrk2 if installed), and
-// memory per virtual user. The server is pinned to one CPU and
+// wrk, wrk2, hey, k6 and a minimal C client against the same minimal
+// net/http server: peak throughput in the closed model, generator CPU per
+// request in the open model, send lateness in the open model, memory per
+// virtual user (main.go); the open-model table of both engines beside
+// wrk2 and the coordinated-omission check against a stalling server
+// (open.go); the closed model against wrk and the C floor in alternating
+// rounds, with intervals (rounds.go). The server is pinned to one CPU and
 // every generator to another, and each generator's CPU time and peak RSS
 // are read from the kernel (wait4 rusage). A missing tool is skipped with a
 // line saying so; nothing is installed. Run it through bench/generators.sh.
@@ -32,7 +35,7 @@ var (
 	duration  = flag.Duration("duration", 10*time.Second, "length of each run")
 	conns     = flag.Int("c", 50, "connections for the throughput test")
 	rate      = flag.Int("rate", 10000, "requests/s for the open-model CPU test")
-	only      = flag.String("only", "throughput,cpu,lateness,memory", "comma-separated `tests` to run")
+	only      = flag.String("only", "throughput,cpu,lateness,memory,open,stall,closed,floor", "comma-separated `tests` to run")
 	lateRates = flag.String("late-rates", "500,5000", "open-model rates of the lateness test")
 	tools     = flag.String("tools", "showdown,showdown-goroutine,wrk,hey,k6", "comma-separated `tools` to compare (showdown-goroutine: the open model on the goroutine engine)")
 	memUsers  = flag.String("mem-users", "1000,10000", "closed-model user counts for the memory test")
@@ -48,7 +51,7 @@ type outcome struct {
 	late     string // late/dropped note, when the tool reports it
 	err      error
 	// Open-model latency figures, ms (lateness: showdown only).
-	latP50, latP99, svcP50, lateP50, lateP99 float64
+	latP50, latP99, latMax, svcP50, lateP50, lateP99 float64
 }
 
 func (o outcome) cpuPerReq() float64 {
@@ -127,6 +130,18 @@ func main() {
 					t, r, o.latP50, o.latP99, svc, lateCol, o.cpuPerReq(), o.late)
 			}
 		}
+	}
+	if want("open") {
+		openTable(addr)
+	}
+	if want("stall") {
+		stallTest()
+	}
+	if want("closed") {
+		closedRounds(url)
+	}
+	if want("floor") {
+		floorRounds(url, addr)
 	}
 	if want("memory") {
 		fmt.Printf("\n## showdown memory, closed model, users with 1s think time, %s\n", *duration)
@@ -212,7 +227,7 @@ func throughput(t, url string) (outcome, bool) {
 		o := runTool(t, []string{path, "attack", "--users", c, "--duration", d, "--out", dir, url}, nil)
 		return fromSummary(o, dir), true
 	case "wrk":
-		return runTool(t, []string{path, "-t1", "-c" + c, "-d" + d, url}, parseWrk), true
+		return runTool(t, []string{path, "-t1", "-c" + c, "-d" + wrkDuration(*duration), url}, parseWrk), true
 	case "hey":
 		return runTool(t, []string{path, "-z", d, "-c", c, url}, parseHey), true
 	case "k6":
@@ -270,17 +285,16 @@ func lateness(t, url string, r int) (outcome, bool) {
 		o := runToolEnv(t, []string{path, "attack", "--rate", rs, "--duration", d, "--warmup", "1s", "--out", dir, url}, nil, env)
 		return fromSummary(o, dir), true
 	case "wrk2":
-		path, err := exec.LookPath("wrk2")
-		if err != nil {
-			fmt.Printf("%-18s skipped: not installed (wrk2 is not packaged in Debian; build it from source to compare)\n", t)
+		path, ok := wrk2Binary()
+		if !ok {
 			return outcome{}, false
 		}
-		return runTool(t, []string{path, "-t1", "-c10", "-d" + d, "-R" + rs, "--latency", url}, parseWrk2), true
+		return runTool(t, []string{path, "-t1", "-c10", "-d" + wrkDuration(*duration), "-R" + rs, "--latency", url}, parseWrk2), true
 	}
 	return outcome{}, false
 }
 
-var reWrk2Pct = regexp.MustCompile(`(?m)^\s*(50|99)\.000%\s+([\d.]+)(us|ms|s)\s*$`)
+var reWrk2Pct = regexp.MustCompile(`(?m)^\s*(50|99|100)\.000%\s+([\d.]+)(us|ms|s|m)\s*$`)
 
 // parseWrk2 reads wrk2's --latency percentiles (corrected for coordinated
 // omission, from the intended send time).
@@ -293,11 +307,16 @@ func parseWrk2(out string, o *outcome) {
 			v /= 1000
 		case "s":
 			v *= 1000
+		case "m":
+			v *= 60000
 		}
-		if m[1] == "50" {
+		switch m[1] {
+		case "50":
 			o.latP50 = v
-		} else {
+		case "99":
 			o.latP99 = v
+		case "100":
+			o.latMax = v
 		}
 	}
 }
@@ -363,6 +382,7 @@ func fromSummary(o outcome, dir string) outcome {
 	type stats struct {
 		P50 float64 `json:"p50"`
 		P99 float64 `json:"p99"`
+		Max float64 `json:"max"`
 	}
 	var s struct {
 		Lateness stats   `json:"send_lateness_ms"`
@@ -384,7 +404,7 @@ func fromSummary(o outcome, dir string) outcome {
 	}
 	o.requests = s.Total.Samples
 	o.rps = s.Achieved
-	o.latP50, o.latP99, o.svcP50 = s.Total.Latency.P50, s.Total.Latency.P99, s.Total.Service.P50
+	o.latP50, o.latP99, o.latMax, o.svcP50 = s.Total.Latency.P50, s.Total.Latency.P99, s.Total.Latency.Max, s.Total.Service.P50
 	o.lateP50, o.lateP99 = s.Lateness.P50, s.Lateness.P99
 	o.late = fmt.Sprintf("errors %d", s.Total.Errors)
 	if s.Model == "open" {
@@ -430,8 +450,11 @@ func parseK6(out string, o *outcome) {
 	}
 }
 
-func startServer() (string, func()) {
-	cmd := exec.Command("taskset", "-c", *serverCPU, *hello)
+// startServer starts the hello server pinned to the server's CPUs, with
+// extra arguments (the stalling mode), and returns its address and how to
+// stop it.
+func startServer(args ...string) (string, func()) {
+	cmd := exec.Command("taskset", append([]string{"-c", *serverCPU, *hello}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	check(err)
 	cmd.Stderr = os.Stderr
