@@ -32,8 +32,16 @@ round: 2s
 measure_max: ${MEASURE:-8m}
 YAML
 	began=$(date +%s)
-	bin/showdown run --results "$out/$nb" "$out/$nb.yaml" >"$out/$nb.log" 2>&1 || { tail -5 "$out/$nb.log"; exit 1; }
-	run=$(ls -td "$out/$nb"/*/ | head -1)
+	rc=0
+	bin/showdown run --results "$out/$nb" "$out/$nb.yaml" >"$out/$nb.log" 2>&1 || rc=$?
+	run=$(ls -td "$out/$nb"/*/ 2>/dev/null | head -1)
+	if [ "$rc" != 0 ]; then
+		# A failed start (exit 4) still leaves the others' verdict; say so.
+		echo "$nb the neighbour: showdown run exited $rc:"
+		grep -iE 'fail|warn|error' "$out/$nb.log" | grep -v '^report' | head -8 | sed 's/^/  /'
+		[ -n "$run" ] && [ -f "$run/run.json" ] || exit 1
+		cp -r "$run" "${KEEP:-/tmp}/neighbour-$nb-failed" 2>/dev/null || true
+	fi
 	secs[$nb]=$(jq -r '.comparisons[0].verdict.measured_seconds' "$run/run.json")
 	jq -r --arg nb "$nb" --arg wall "$(( $(date +%s) - began ))" '.comparisons[0].verdict as $v | $v.pairs[0] |
 		"\($nb) the neighbour: \(.better) \(.ratio * 1000 | round / 1000)x \(.worse) [\(.low * 1000 | round / 1000), \(.high * 1000 | round / 1000)] ±\(.half_width * 1000 | round / 10)%, \(.starts) starts, \(.rounds) rounds, \($v.measured_seconds | round) s of rounds (\($wall) s in all)\(if ($v.unresolved // []) | length > 0 then "; NOT REACHED: " + ($v.unresolved | join("; ")) else "" end)"' "$run/run.json"

@@ -254,7 +254,7 @@ func (l *loop) wake() { eventfdWrite(l.efd) }
 // open model until the schedule's end and the last response; or until
 // the run is aborted.
 func (l *loop) run() {
-	lockPrecise()
+	defer lockPrecise()()
 	defer func() {
 		for _, c := range l.users {
 			if c.fd >= 0 {

@@ -25,11 +25,25 @@ import (
 // hands tickets to goroutines that must run while it sleeps).
 
 // lockPrecise locks the calling goroutine to its OS thread and lowers the
-// thread's timer slack to 1 ns. The caller never unlocks: the thread, with
-// its slack, ends with the goroutine.
-func lockPrecise() {
+// thread's timer slack to 1 ns; the function it returns puts the slack
+// back and unlocks the thread, and the caller defers it.
+//
+// Subtleness ahead! The thread must not end with the goroutine (which is
+// what a goroutine that never unlocks gets): a child process started
+// from that thread earlier with Pdeathsig (every service the lab starts)
+// is killed by the kernel when the thread that started it exits, and any
+// thread may have started one. A service died so, frozen between rounds,
+// before the thread was given back.
+func lockPrecise() (unlock func()) {
 	runtime.LockOSThread()
+	old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	return func() {
+		if err == nil && old > 0 {
+			unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(old), 0, 0, 0)
+		}
+		runtime.UnlockOSThread()
+	}
 }
 
 // eventfdWrite adds one to eventfd fd (from any goroutine), ending a wait

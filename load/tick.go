@@ -141,7 +141,7 @@ func (r *run) tickEngine(s *schedule) *tickEngine {
 func (e *tickEngine) run(ctx context.Context, end time.Time) {
 	s := e.s
 	// The engine sleeps on its own thread, with little timer slack.
-	lockPrecise()
+	defer lockPrecise()()
 	wk := newSleeper(ctx)
 	var timer *time.Timer
 	if wk == nil {
