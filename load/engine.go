@@ -90,6 +90,9 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 	sum.Version = 1
 	// CPU is counted from the end of warm-up, like the samples.
 	sum.CPUSeconds = (processCPU() - run.rec.cpu0).Seconds()
+	if run.rec.measuring {
+		sum.SpinSeconds = time.Duration(run.rec.spin.Load() - run.rec.spin0).Seconds()
+	}
 	sum.CPUs = runtime.GOMAXPROCS(0)
 	sum.Interrupted = ctx.Err() != nil
 	sum.Options = a.optionsRecord

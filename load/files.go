@@ -484,6 +484,7 @@ func Merge(results ...*Result) (*Result, error) {
 		out.Summary.Dropped += s.Dropped
 		out.Summary.Users += s.Users
 		out.Summary.CPUSeconds += s.CPUSeconds
+		out.Summary.SpinSeconds += s.SpinSeconds
 		out.Summary.CPUs += s.CPUs
 		out.Summary.Shards = append(out.Summary.Shards, s.Shards...)
 		out.Summary.Interrupted = out.Summary.Interrupted || s.Interrupted

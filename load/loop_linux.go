@@ -366,13 +366,16 @@ func (l *loop) spinWait(d time.Duration) int {
 	start := time.Now()
 	for range 1000 {
 		if n := l.wait(0); n > 0 {
+			l.r.rec.spin.Add(int64(time.Since(start)))
 			return n
 		}
 		if time.Since(start) >= min(spinFor, d) {
 			break
 		}
 	}
-	return l.wait(d - time.Since(start))
+	spun := time.Since(start)
+	l.r.rec.spin.Add(int64(spun))
+	return l.wait(d - spun)
 }
 
 // poll, in lazy mode, reads the responses that have arrived: every

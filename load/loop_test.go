@@ -123,3 +123,33 @@ func TestPaceSlackOption(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopSpinCounted: the closed model's loops spin before they sleep,
+// and count it, so guards can leave the spinning out of the generator's
+// load (BusyCPUSeconds); the goroutine engine does not spin.
+func TestLoopSpinCounted(t *testing.T) {
+	srv := helloServer(t)
+	for _, noTick := range []bool{false, true} {
+		var opts []Option
+		if noTick {
+			opts = append(opts, WithoutTickEngine())
+		}
+		sc := &stepScenario{url: srv.URL}
+		res, err := NewAttacker(opts...).Attack(context.Background(), sc, ClosedModel{Users: 2, Duration: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		switch {
+		case s.SpinSeconds < 0 || s.SpinSeconds > s.DurationSeconds*float64(s.CPUs):
+			t.Errorf("noTick %v: spin %.3fs in a %.3fs run on %d CPU(s)", noTick, s.SpinSeconds, s.DurationSeconds, s.CPUs)
+		case noTick && s.SpinSeconds != 0:
+			t.Errorf("the goroutine engine counted %.3fs of spinning", s.SpinSeconds)
+		case !noTick && runtime.GOOS == "linux" && s.SpinSeconds == 0:
+			t.Error("the loop engine counted no spinning while it waited for responses")
+		}
+		if b := s.BusyCPUSeconds(); b > s.CPUSeconds || b < 0 {
+			t.Errorf("busy CPU %.3fs outside [0, %.3fs]", b, s.CPUSeconds)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package load
 import (
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -46,8 +47,13 @@ type recorder struct {
 	curErr     int64
 	intervals  []Interval
 	cpu0       time.Duration // process CPU time at begin
-	began      chan struct{} // closed by begin
-	autoStart  time.Time     // if set, the first sample begins measurement at it
+	// spin is the time loops spent spinning for responses (ns), and
+	// spin0 its value at begin: CPU the generator burns by choice while
+	// it waits, not work (loop_linux.go, spinFor).
+	spin      atomic.Int64
+	spin0     int64
+	began     chan struct{} // closed by begin
+	autoStart time.Time     // if set, the first sample begins measurement at it
 }
 
 func (r *recorder) startTime() time.Time {
@@ -80,6 +86,7 @@ func (r *recorder) beginLocked(t time.Time) {
 	}
 	r.measuring, r.start, r.last = true, t, t
 	r.cpu0 = processCPU()
+	r.spin0 = r.spin.Load()
 	close(r.began)
 }
 

@@ -65,6 +65,11 @@ type Summary struct {
 	Users int `json:"users,omitempty"`
 	// CPUSeconds is the generator process's user+system CPU time.
 	CPUSeconds float64 `json:"cpu_seconds"`
+	// SpinSeconds is the part of it the closed model's loops spent
+	// spinning for responses before sleeping (BusyCPUSeconds leaves it
+	// out): waiting, bought to spare the server a wake-up per response,
+	// not load the generator could not carry.
+	SpinSeconds float64 `json:"spin_seconds,omitempty"`
 	// CPUs is how many CPUs the generator could run on (summed over
 	// merged shards).
 	CPUs int `json:"cpus"`
@@ -305,3 +310,8 @@ func (l *LabelStats) finish(lat, svc *hdrhistogram.Histogram, seconds float64) {
 		return l.Reasons[i].Reason < l.Reasons[j].Reason
 	})
 }
+
+// BusyCPUSeconds is the generator's CPU time less its loops' spinning:
+// what the load itself cost it, for guards on whether the generator, not
+// the service, was the limit.
+func (s Summary) BusyCPUSeconds() float64 { return max(s.CPUSeconds-s.SpinSeconds, 0) }

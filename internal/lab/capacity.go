@@ -408,7 +408,7 @@ func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate fl
 	pr.P50Ms, pr.P99Ms, pr.P999Ms = row.Latency.P50, row.Latency.P99, row.Latency.P999
 	pr.LatenessP99Ms = s.Lateness.P99
 	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
-		pr.GeneratorCPU = 100 * s.CPUSeconds / s.DurationSeconds / float64(cpus)
+		pr.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
 	}
 	lat, svc := res.Latency(""), res.Service("")
 	judgeProbe(&pr, *p.SLO, func(q float64) float64 {

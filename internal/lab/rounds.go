@@ -314,7 +314,7 @@ func (x *execution) armRound(ctx context.Context, l *live, w plan.Workload, leve
 		ar.ServiceCPU = after.CPUPercent
 	}
 	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
-		ar.GeneratorCPU = 100 * s.CPUSeconds / s.DurationSeconds / float64(cpus)
+		ar.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
 	}
 	switch {
 	case ar.SettleErrors > 0:
