@@ -186,44 +186,9 @@ func (x *execution) capacityStart(ctx context.Context, trial int, arms []plan.Im
 		x.warn("trial %d not measured: %s: %v", trial, what, err)
 		return
 	}
-	for _, i := range rng.Perm(len(arms)) {
-		if ctx.Err() != nil {
-			break
-		}
-		l := x.bringUp(ctx, start{Implementation: arms[i], Workloads: p.Workloads, Trial: trial}, false)
-		x.rec.Services = append(x.rec.Services, l.srs...)
-		if l.svc == nil {
-			continue
-		}
-		lives = append(lives, l)
-		idle := rssOf(l.svc.PID())
-		for _, sr := range l.srs {
-			sr.StartupSeconds, sr.RSSIdleBytes = l.svc.Startup.Seconds(), idle
-		}
-		l.freeze()
-	}
+	lives = x.startFrozen(ctx, trial, arms, rng)
 	for wi, w := range p.Workloads {
-		var ready []*live
-		for _, i := range rng.Perm(len(lives)) {
-			l := lives[i]
-			sr := l.srs[wi]
-			if ctx.Err() != nil || sr.Status != results.OK {
-				continue
-			}
-			l.thaw()
-			if !l.alive(ctx, sr) {
-				continue
-			}
-			x.progress.service(sr.Name(), w.Name, trial)
-			sc, reason := x.prepareWorkload(ctx, l.svc, l.im, w, sr, wi == 0)
-			if reason != "" {
-				l.fail(ctx, sr, "%s", reason)
-			} else {
-				l.settled[w.Name] = sc
-				ready = append(ready, l)
-			}
-			l.freeze()
-		}
+		ready := x.prepareFrozen(ctx, lives, wi, w, trial, rng)
 		// The progress counts each arm's search on a workload as one
 		// level (a capacity plan has one), done when the workload is.
 		if len(ready) > 0 && ctx.Err() == nil {

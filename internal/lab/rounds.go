@@ -107,47 +107,10 @@ func (x *execution) interleavedStart(ctx context.Context, trial int, arms []plan
 		x.warn("trial %d not measured: %s: %v", trial, what, err)
 		return 0
 	}
-	for _, i := range rng.Perm(len(arms)) {
-		if ctx.Err() != nil {
-			break
-		}
-		s := start{Implementation: arms[i], Workloads: p.Workloads, Trial: trial}
-		l := x.bringUp(ctx, s, false)
-		x.rec.Services = append(x.rec.Services, l.srs...)
-		if l.svc == nil {
-			continue
-		}
-		lives = append(lives, l)
-		idle := rssOf(l.svc.PID())
-		for _, sr := range l.srs {
-			sr.StartupSeconds, sr.RSSIdleBytes = l.svc.Startup.Seconds(), idle
-		}
-		// Frozen once healthy, so the next one starts alone.
-		l.freeze()
-	}
+	lives = x.startFrozen(ctx, trial, arms, rng)
 	var spent time.Duration
 	for wi, w := range p.Workloads {
-		var ready []*live
-		for _, i := range rng.Perm(len(lives)) {
-			l := lives[i]
-			sr := l.srs[wi]
-			if ctx.Err() != nil || sr.Status != results.OK {
-				continue
-			}
-			l.thaw()
-			if !l.alive(ctx, sr) {
-				continue
-			}
-			x.progress.service(sr.Name(), w.Name, trial)
-			sc, reason := x.prepareWorkload(ctx, l.svc, l.im, w, sr, wi == 0)
-			if reason != "" {
-				l.fail(ctx, sr, "%s", reason)
-			} else {
-				l.settled[w.Name] = sc
-				ready = append(ready, l)
-			}
-			l.freeze()
-		}
+		ready := x.prepareFrozen(ctx, lives, wi, w, trial, rng)
 		for li, lv := range p.Load.Levels {
 			// Each arm's level, measured alone as a sequential run would.
 			for _, i := range rng.Perm(len(ready)) {
@@ -193,6 +156,58 @@ func (x *execution) interleavedStart(ctx context.Context, trial int, arms []plan
 		l.down()
 	}
 	return spent
+}
+
+// startFrozen starts each arm afresh for trial, in a random order, and
+// freezes it once healthy, so the next one starts alone; it returns the
+// arms that came up (every arm's records are in the run either way).
+func (x *execution) startFrozen(ctx context.Context, trial int, arms []plan.Implementation, rng *rand.Rand) []*live {
+	var lives []*live
+	for _, i := range rng.Perm(len(arms)) {
+		if ctx.Err() != nil {
+			break
+		}
+		l := x.bringUp(ctx, start{Implementation: arms[i], Workloads: x.plan.Workloads, Trial: trial}, false)
+		x.rec.Services = append(x.rec.Services, l.srs...)
+		if l.svc == nil {
+			continue
+		}
+		lives = append(lives, l)
+		idle := rssOf(l.svc.PID())
+		for _, sr := range l.srs {
+			sr.StartupSeconds, sr.RSSIdleBytes = l.svc.Startup.Seconds(), idle
+		}
+		l.freeze()
+	}
+	return lives
+}
+
+// prepareFrozen thaws each live arm in turn, in a random order, readies
+// it for workload w (number wi of the plan's: contract check, scenario,
+// warm-up) and freezes it again; it returns the arms that are ready.
+func (x *execution) prepareFrozen(ctx context.Context, lives []*live, wi int, w plan.Workload, trial int, rng *rand.Rand) []*live {
+	var ready []*live
+	for _, i := range rng.Perm(len(lives)) {
+		l := lives[i]
+		sr := l.srs[wi]
+		if ctx.Err() != nil || sr.Status != results.OK {
+			continue
+		}
+		l.thaw()
+		if !l.alive(ctx, sr) {
+			continue
+		}
+		x.progress.service(sr.Name(), w.Name, trial)
+		sc, reason := x.prepareWorkload(ctx, l.svc, l.im, w, sr, wi == 0)
+		if reason != "" {
+			l.fail(ctx, sr, "%s", reason)
+		} else {
+			l.settled[w.Name] = sc
+			ready = append(ready, l)
+		}
+		l.freeze()
+	}
+	return ready
 }
 
 // resetForRounds empties the workload's data before the rounds, as the
