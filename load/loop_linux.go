@@ -440,7 +440,12 @@ func (l *loop) pace(now time.Time) (blocked bool) {
 		}
 		// Arrival n of shard i is user n*N+i, unique across shards.
 		c.ticket, c.due, c.warm = n, due, !measured
-		c.u = r.sc.NewUser(int(n*int64(r.a.shard.Count)) + r.a.shard.Index)
+		id := int(n*int64(r.a.shard.Count)) + r.a.shard.Index
+		if rn, ok := r.sc.(UserRenewer); ok && c.u != nil {
+			c.u = rn.RenewUser(c.u, id)
+		} else {
+			c.u = r.sc.NewUser(id)
+		}
 		c.sc, _ = c.u.(StatusChecker)
 		c.iter, c.step = 0, 0
 		l.inflight++

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -151,5 +153,72 @@ func TestLoopSpinCounted(t *testing.T) {
 		if b := s.BusyCPUSeconds(); b > s.CPUSeconds || b < 0 {
 			t.Errorf("busy CPU %.3fs outside [0, %.3fs]", b, s.CPUSeconds)
 		}
+	}
+}
+
+// renewScenario is a one-step GET whose users count how they were made.
+type renewScenario struct {
+	url            string
+	made, renewed  atomic.Int64
+	mismatchedUser atomic.Int64
+}
+
+type renewUser struct {
+	s *renewScenario
+	n int
+}
+
+func (s *renewScenario) Steps() []string { return []string{"GET"} }
+func (s *renewScenario) NewUser(n int) User {
+	s.made.Add(1)
+	return &renewUser{s, n}
+}
+func (s *renewScenario) RenewUser(old User, n int) User {
+	s.renewed.Add(1)
+	u, ok := old.(*renewUser)
+	if !ok {
+		s.mismatchedUser.Add(1)
+		return s.NewUser(n)
+	}
+	u.n = n
+	return u
+}
+func (u *renewUser) Request(_, _ int, req *Request) error {
+	req.Method, req.URL = "GET", u.s.url+"/?u="+strconv.Itoa(u.n)
+	return nil
+}
+func (u *renewUser) Check(int, int, *Response) error { return nil }
+
+// TestLoopRenewsUsers checks that the loop engine's open model gives each
+// arrival a user renewed from its connection's last one (UserRenewer)
+// rather than a new one, through StatusChecked too: users are made for
+// new connections only (a few), and each arrival still has its own number.
+func TestLoopRenewsUsers(t *testing.T) {
+	var seen sync.Map
+	var dup atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, loaded := seen.LoadOrStore(r.URL.Query().Get("u"), true); loaded {
+			dup.Add(1)
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	sc := &renewScenario{url: srv.URL}
+	res, err := NewAttacker().Attack(context.Background(), StatusChecked(sc), OpenModel{Rate: 400, Duration: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Summary.Total.Samples
+	if n < 150 || res.Summary.Total.Errors > 0 {
+		t.Fatalf("%d samples, %d errors", n, res.Summary.Total.Errors)
+	}
+	if made, renewed := sc.made.Load(), sc.renewed.Load(); 4*made > int64(n) || renewed == 0 {
+		t.Errorf("%d users made and %d renewed for %d arrivals: want the users renewed", made, renewed, n)
+	}
+	if m := sc.mismatchedUser.Load(); m > 0 {
+		t.Errorf("%d renewals were given another scenario's user", m)
+	}
+	if d := dup.Load(); d > 0 {
+		t.Errorf("%d arrivals had a user number already used", d)
 	}
 }

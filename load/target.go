@@ -78,7 +78,19 @@ func StatusChecked(sc Scenario) Scenario { return statusChecked{sc} }
 
 type statusChecked struct{ Scenario }
 
-func (s statusChecked) NewUser(n int) User { return statusCheckedUser{s.Scenario.NewUser(n)} }
+func (s statusChecked) NewUser(n int) User { return &statusCheckedUser{s.Scenario.NewUser(n)} }
+
+// RenewUser renews the wrapped scenario's user where it can be renewed
+// (UserRenewer).
+func (s statusChecked) RenewUser(old User, n int) User {
+	r, ok := s.Scenario.(UserRenewer)
+	o, mine := old.(*statusCheckedUser)
+	if !ok || !mine {
+		return s.NewUser(n)
+	}
+	o.User = r.RenewUser(o.User, n)
+	return o
+}
 
 func (s statusChecked) Pause(step int) time.Duration {
 	if p, ok := s.Scenario.(Pauser); ok {
@@ -99,9 +111,10 @@ func hasPauses(sc Scenario) bool {
 
 type statusCheckedUser struct{ User }
 
-func (statusCheckedUser) ChecksStatus(int) bool { return true }
+func (*statusCheckedUser) ChecksStatus(int) bool { return true }
 
 var (
 	_ Pauser        = statusChecked{}
-	_ StatusChecker = statusCheckedUser{}
+	_ StatusChecker = (*statusCheckedUser)(nil)
+	_ UserRenewer   = statusChecked{}
 )

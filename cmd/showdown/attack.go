@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +129,10 @@ func attack(st *state, p *attackPlan) error {
 	if live {
 		opts = append(opts, load.OnProgress(func(pr load.Progress) { showProgress(st.stderr, pr) }))
 	}
+	if st.getenv != nil && st.getenv("SHOWDOWN_MEMPROFILE") != "" {
+		runtime.MemProfileRate = 4096
+		defer writeMemProfile(st.getenv("SHOWDOWN_MEMPROFILE"))
+	}
 	res, err := load.NewAttacker(opts...).Attack(st.ctx, p.sc, p.model)
 	if live {
 		fmt.Fprint(st.stderr, "\r\033[K")
@@ -200,4 +207,11 @@ func showProgress(w io.Writer, p load.Progress) {
 // resultDir is where a run's files go by default: results/<UTC time>-name.
 func resultDir(name string) string {
 	return filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+}
+
+func writeMemProfile(path string) {
+	if f, err := os.Create(path); err == nil {
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
 }

@@ -63,8 +63,8 @@ func (f *feed) fill(slots []value, row []value) {
 // startUser gives a new user its row when rows are taken per user. User 0
 // (the setup section) reads the first row without taking it.
 func (u *user) startFeeds() {
-	u.feedPos = make([]int, len(u.s.feeds))
 	for i, f := range u.s.feeds {
+		u.feedPos[i] = 0
 		switch {
 		case u.n == 0:
 			f.fill(u.slots, f.rows[0])

@@ -15,6 +15,7 @@ import (
 type user struct {
 	s     *Scenario
 	n     int
+	pcg   *rand.PCG // rng's source, reseeded when the user is renewed
 	rng   *rand.Rand
 	slots []value
 	iter  int // the iteration whose variables are in slots; -1 before the first
@@ -35,28 +36,57 @@ func (s *Scenario) NewUser(n int) load.User {
 func (s *Scenario) newUser(n int, steps []*step) *user {
 	u := &user{
 		s:     s,
-		n:     n,
-		rng:   rand.New(rand.NewPCG(mix(uint64(s.seed)), mix(uint64(n)^0x6a09e667f3bcc909))),
+		pcg:   new(rand.PCG),
 		slots: make([]value, s.nslots),
-		iter:  -1,
 		urls:  make([]string, len(steps)),
 		hdrs:  make([][]string, len(steps)),
 	}
+	u.rng = rand.New(u.pcg)
 	for i, st := range steps {
 		u.hdrs[i] = make([]string, len(st.headers))
 	}
+	u.feedPos = make([]int, len(s.feeds))
+	u.renew(n)
+	return u
+}
+
+// RenewUser returns old, a user of s, in the state NewUser(n) would
+// return, reusing its memory: the open model's fresh user per arrival
+// then allocates nothing (load.UserRenewer). A user of another scenario
+// is not reused.
+func (s *Scenario) RenewUser(old load.User, n int) load.User {
+	u, ok := old.(*user)
+	if !ok || u.s != s || len(u.urls) != len(s.steps) {
+		return s.NewUser(n)
+	}
+	u.renew(n)
+	return u
+}
+
+// renew sets u's state to a fresh user number n's: its own random
+// sequence, no variables but the constants and the setup's captures, and
+// its feeds' first rows. The URL and header strings stay cached: they are
+// compared before they are used.
+func (u *user) renew(n int) {
+	s := u.s
+	u.n, u.iter = n, -1
+	u.pcg.Seed(mix(uint64(s.seed)), mix(uint64(n)^0x6a09e667f3bcc909))
 	// Copies: a user writes into its slots' buffers, which must not be
 	// shared with other users.
+	for i := range u.slots {
+		u.slots[i] = value{text: u.slots[i].text[:0]}
+	}
 	for _, v := range s.vars {
 		if v.kind == varConst {
-			u.slots[v.slot] = value{text: append([]byte(nil), v.val.text...), kind: v.val.kind, set: true}
+			sl := &u.slots[v.slot]
+			*sl = value{text: append(sl.text, v.val.text...), kind: v.val.kind, set: true}
 		}
 	}
 	for slot, v := range s.setupVals {
-		u.slots[slot] = value{text: append([]byte(nil), v.text...), kind: v.kind, set: v.set}
+		sl := &u.slots[slot]
+		*sl = value{text: append(sl.text[:0], v.text...), kind: v.kind, set: v.set}
 	}
 	u.startFeeds()
-	return u
 }
 
 // mix is SplitMix64's finalizer: it spreads nearby seeds (user 1, user 2)

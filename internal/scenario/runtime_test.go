@@ -328,3 +328,66 @@ func TestInternedURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestRenewUser checks that a renewed user is a fresh one: the same
+// requests as NewUser's for its number, none of the old user's captures,
+// random values or data rows.
+func TestRenewUser(t *testing.T) {
+	src := `data:
+  - {file: testdata/feed.csv, share: user}
+vars:
+  k: fixed
+  p: {pick: [a, b, c, d]}
+  r: {randint: [10, 99]}
+steps:
+  - url: /{{k}}/{{p}}/{{r}}/{{email}}/{{randint 1 1000000}}
+    capture: {id: $.id}
+  - method: POST
+    url: /b/{{id}}
+    body: {id: "{{id}}", p: "{{p}}", amount: "{{amount}}"}
+`
+	sc := mustParse(t, src, Options{Seed: 3})
+	// play runs iters iterations of u, the responses carrying id base+it,
+	// and returns its requests; the first is the second step's before any
+	// capture, which must fail.
+	play := func(u load.User, base, iters int) []string {
+		var req load.Request
+		out := []string{fmt.Sprint(u.Request(0, 1, &req))}
+		for it := 0; it < iters; it++ {
+			req.Reset()
+			if err := u.Request(it, 0, &req); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmtRequest(&req))
+			resp := &load.Response{Status: 200, Body: []byte(fmt.Sprintf(`{"id": %d}`, base+it))}
+			if err := u.Check(it, 0, resp); err != nil {
+				t.Fatal(err)
+			}
+			req.Reset()
+			if err := u.Request(it, 1, &req); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmtRequest(&req))
+		}
+		return out
+	}
+	want := play(sc.NewUser(9), 100, 3)
+	old := sc.NewUser(7)
+	// Four iterations, so the old user's place in the data file (three
+	// rows) is not where a fresh user starts.
+	if got := play(old, 500, 4); strings.Join(got, "\n") == strings.Join(want, "\n") {
+		t.Fatalf("users 7 and 9 sent the same requests:\n%s", strings.Join(got, "\n"))
+	}
+	renewed := sc.RenewUser(old, 9)
+	if renewed != old {
+		t.Errorf("RenewUser made a new user instead of reusing the old one")
+	}
+	if got := play(renewed, 100, 3); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("renewed user 9:\n%s\nfresh user 9:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A user of another scenario is not reused.
+	other := mustParse(t, src, Options{Seed: 3})
+	if u := other.RenewUser(old, 9); u == old {
+		t.Errorf("RenewUser reused another scenario's user")
+	}
+}
