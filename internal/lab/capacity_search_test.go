@@ -317,21 +317,31 @@ func TestJudgeProbe(t *testing.T) {
 		latency, service func(float64) float64
 		pass, limited    bool
 		why              []string
+		farOver          bool
 	}{
 		// Within every limit.
-		{"pass", results.Probe{ErrorRate: 0.0005, GeneratorCPU: 40}, at(4, 20), at(3, 15), true, false, nil},
+		{"pass", results.Probe{ErrorRate: 0.0005, GeneratorCPU: 40}, at(4, 20), at(3, 15), true, false, nil, false},
 		// One percentile over, and errors over: both named.
-		{"fail", results.Probe{ErrorRate: 0.004, GeneratorCPU: 40}, at(14, 20), at(13, 15), false, false, []string{"p99 14", "> 10", "errors 0.4% > 0.1%"}},
+		{"fail", results.Probe{ErrorRate: 0.004, GeneratorCPU: 40}, at(14, 20), at(13, 15), false, false, []string{"p99 14", "> 10", "errors 0.4% > 0.1%"}, false},
 		// The generator at 85% of its CPUs: its probe, not the service's.
-		{"generator busy", results.Probe{GeneratorCPU: 85}, at(4, 20), at(3, 15), false, true, []string{"generator at 85%"}},
+		{"generator busy", results.Probe{GeneratorCPU: 85}, at(4, 20), at(3, 15), false, true, []string{"generator at 85%"}, false},
 		// Late sends made the latency while the service met its limits.
-		{"generator late", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(12, 20), at(3, 15), false, true, []string{"generator late", "3", "> 1"}},
+		{"generator late", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(12, 20), at(3, 15), false, true, []string{"generator late", "3", "> 1"}, false},
 		// Late sends while the service itself missed: the service's failure.
-		{"late but the service failed", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(30, 90), at(25, 80), false, false, []string{"p99 30", "p99.9 90"}},
+		{"late but the service failed", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(30, 90), at(25, 80), false, false, []string{"p99 30", "p99.9 90"}, false},
+		// Ten times a limit: the service overloaded (not repeated).
+		{"far over", results.Probe{GeneratorCPU: 40}, at(100, 90), at(100, 90), false, false, []string{"p99 100"}, true},
+		{"far over on errors", results.Probe{ErrorRate: 0.02, GeneratorCPU: 40}, at(4, 20), at(3, 15), false, false, []string{"errors 2%"}, true},
 	}
 	for _, tc := range tests {
 		pr := tc.pr
 		judgeProbe(&pr, slo, tc.latency, tc.service)
+		if repeatProbe(pr) != (!tc.pass && (tc.limited || !tc.farOver)) {
+			t.Errorf("%s: repeated %v, want it only for a failure not far over", tc.name, repeatProbe(pr))
+		}
+		if pr.FarOver != tc.farOver {
+			t.Errorf("%s: far over %v, want %v (%s)", tc.name, pr.FarOver, tc.farOver, pr.Why)
+		}
 		if pr.Pass != tc.pass || pr.GeneratorLimited != tc.limited {
 			t.Errorf("%s: pass %v limited %v (%s), want %v %v", tc.name, pr.Pass, pr.GeneratorLimited, pr.Why, tc.pass, tc.limited)
 		}

@@ -196,8 +196,16 @@ type Probe struct {
 	GeneratorCPU float64 `json:"generator_cpu"`
 	RSSBytes     int64   `json:"rss_bytes,omitempty"`
 	// Pass is whether the objective held; Why names what failed, and
-	// GeneratorLimited marks a probe the generator limited.
+	// GeneratorLimited marks a probe the generator limited. FarOver
+	// marks a failure by a factor of FarOverFactor or more (a
+	// percentile, or the error rate, that far over its limit): the
+	// service overloaded, not one stall.
 	Pass             bool   `json:"pass"`
 	Why              string `json:"why,omitempty"`
 	GeneratorLimited bool   `json:"generator_limited,omitempty"`
+	FarOver          bool   `json:"far_over,omitempty"`
 }
+
+// FarOverFactor is how far over a limit a probe's failure is the service's
+// overload beyond doubt (Probe.FarOver).
+const FarOverFactor = 10
