@@ -4,8 +4,9 @@
 # attack` for WARM seconds, then `showdown attack --scenario
 # workloads/<workload>/scenario.yaml --rate R` RUNS times (default 3) at
 # the capacity interval's lower bound and at 1.1× its upper bound, each
-# with its uncounted second and long enough for the objective's highest
-# percentile (100/(1-q) samples, at least 2 s: the lab's probe rule),
+# with the plan's settle uncounted and long enough for the objective's
+# highest percentile (100/(1-q) samples, within the plan's probe_min and
+# probe_max: the lab's probe rule),
 # checked against the objective with --fail-if. Prints how many runs met
 # the objective at each rate: at the lower bound it should hold in every
 # run, at 1.1× the upper bound fail in every run. A capacity in users
@@ -30,7 +31,7 @@ port=${PORT:-18490}
 [ "$(nproc)" -ge 2 ] || { echo "capacity-check.sh: needs 2 CPUs (service on CPU 0, generator on CPU 1)" >&2; exit 2; }
 
 # low high q fail-if unit think per-user-seconds from run.json.
-read -r low high secs_q fails unit think per_user < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
+read -r low high secs_q fails unit think per_user pmin pmax settle < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
 import json, re, sys
 def seconds(d):
     # A Go duration as run.json writes it: "10ms", "1.5s", "1m30s".
@@ -49,7 +50,9 @@ ifs = ",".join(f'p{p["q"]:g}>{p["limit"]}' for p in slo["percentiles"]) + f',err
 unit = c.get("unit") or "req/s"
 think = run["plan"]["load"].get("think_time") or "0s"
 per_user = seconds(think) + min(seconds(p["limit"]) for p in slo["percentiles"])
-print(c["low"], c["high"], q, ifs, "users" if unit == "users" else "rate", think, per_user)
+cp = run["plan"].get("capacity") or {}
+print(c["low"], c["high"], q, ifs, "users" if unit == "users" else "rate", think, per_user,
+      seconds(cp.get("probe_min") or "2s"), seconds(cp.get("probe_max") or "30s"), seconds(run["plan"].get("rounds", {}).get("settle") or "1s"))
 PY
 )
 go build -o bin/showdown ./cmd/showdown
@@ -82,11 +85,11 @@ for which in low high; do
 		load=(--rate "$rate")
 		sends=$rate
 	fi
-	secs=$(python3 -c "import math; print(max(2, math.ceil(100 / (1 - $secs_q / 100) / $sends)))")
+	secs=$(python3 -c "import math; print(min($pmax, max($pmin, math.ceil(100 / (1 - $secs_q / 100) / $sends))))")
 	met=0
 	for k in $(seq "$runs"); do
 		rc=0
-		taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" "${load[@]}" --warmup 1s --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1 || rc=$?
+		taskset -c 1 bin/showdown attack --scenario "$scenario" --base-url "$base" "${load[@]}" --warmup "${settle}s" --duration "${secs}s" "${flags[@]}" >"$out/attack-$which-$k.txt" 2>&1 || rc=$?
 		case $rc in
 		0) met=$((met + 1)) ;;
 		3) grep -i 'threshold\|crossed' "$out/attack-$which-$k.txt" | sed "s/^/  $which run $k: /" ;;
