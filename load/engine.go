@@ -223,6 +223,9 @@ type worker struct {
 	resp Response
 	// warm marks an open-model iteration scheduled during warm-up.
 	warm bool
+	// blockedSince, for an open-model iteration that waited for a free
+	// worker, is when the wait began (sendLateness); zero otherwise.
+	blockedSince time.Time
 }
 
 func (w *worker) record(step int, lat, svc, late time.Duration, sent, recv, status int, reason string) {
@@ -249,7 +252,8 @@ func (w *worker) iteration(u User, iter int, due time.Time, pause func(time.Dura
 		done := time.Now()
 		start, late := x.sent, noLateness
 		if step == 0 && !due.IsZero() {
-			start, late = due, x.sent.Sub(due)
+			start = due
+			late, _ = sendLateness(due, x.sent, w.blockedSince)
 		}
 		lat, svc := done.Sub(start), done.Sub(x.sent)
 		if err != nil {

@@ -371,3 +371,35 @@ func TestShardsMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedNotLate runs the open model against a server slower than the
+// rate allows on two connections, on every open-model engine: the sends
+// wait for a free connection, and that wait is in their latency (from the
+// due time) and counted as queued, not in the generator's send lateness.
+func TestQueuedNotLate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	for _, engine := range []string{"tick", "loop", "goroutine"} {
+		t.Run(engine, func(t *testing.T) {
+			sc, m, opts := engineCase(engine, &Target{URL: srv.URL}, OpenModel{Rate: 400, Duration: 500 * time.Millisecond}, ClosedModel{})
+			res, err := NewAttacker(append(opts, MaxInflight(2))...).Attack(context.Background(), sc, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			// Two connections at 20 ms each serve 100/s of the 400 due.
+			if s.Queued < s.Total.Samples/2 {
+				t.Errorf("%d of %d sends queued, want most", s.Queued, s.Total.Samples)
+			}
+			if s.Total.Latency.P50 < 100 {
+				t.Errorf("latency p50 %.1f ms, want the queue's wait in it (over 100 ms)", s.Total.Latency.P50)
+			}
+			if s.Lateness.P99 > 20 {
+				t.Errorf("send lateness p99 %.1f ms, want the generator's own (under 20 ms), not the queue's", s.Lateness.P99)
+			}
+		})
+	}
+}

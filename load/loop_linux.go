@@ -80,10 +80,13 @@ type lconn struct {
 	arrived    time.Time
 
 	// Open model: the ticket in progress, its due time, and whether it
-	// falls in the warm-up (its samples are not counted).
-	ticket int64
-	due    time.Time
-	warm   bool
+	// falls in the warm-up (its samples are not counted); queuedFrom is
+	// when the loop began to wait for a free connection for it (zero:
+	// it found one; sendLateness).
+	ticket     int64
+	due        time.Time
+	warm       bool
+	queuedFrom time.Time
 
 	wakeAt time.Time
 	hi     int // index in the timer heap, -1 when not in it
@@ -116,16 +119,19 @@ type loop struct {
 	// Open model: the schedule, this loop's tickets (next, next+stride,
 	// ...), its share of MaxInflight, its idle connections, and when it
 	// last sent a ticket (the slack counts from there).
-	open     bool
-	s        *schedule
-	next     int64
-	stride   int64
-	taken    int64 // tickets started
-	maxConns int
-	idle     []*lconn
-	lastSend time.Time
-	until    time.Time
-	inflight int // open model: iterations in progress
+	// blockedSince is when the loop found every connection of its
+	// share busy with a ticket due (zero: not blocked).
+	blockedSince time.Time
+	open         bool
+	s            *schedule
+	next         int64
+	stride       int64
+	taken        int64 // tickets started
+	maxConns     int
+	idle         []*lconn
+	lastSend     time.Time
+	until        time.Time
+	inflight     int // open model: iterations in progress
 
 	// lazy (the open model, one step, no pauses): the loop sleeps on its
 	// timer alone (tep: an epoll instance that holds only efd) and reads
@@ -422,24 +428,24 @@ func (l *loop) pace(now time.Time) (blocked bool) {
 	for l.next < s.total {
 		due := s.due(l.next)
 		if due.After(now) {
+			l.blockedSince = time.Time{}
 			return false
 		}
 		c := l.conn()
 		if c == nil {
+			if l.blockedSince.IsZero() {
+				l.blockedSince = now
+			}
 			return true // every connection busy: overdue tickets wait as a count
 		}
 		n := l.next
 		l.next += l.stride
 		l.taken++
 		measured := n >= s.measureFrom
-		if measured {
-			s.started.Add(1)
-			if now.Sub(due) > r.a.lateAfter {
-				s.late.Add(1)
-			}
-		}
+		_, queued := sendLateness(due, now, l.blockedSince)
+		s.count(n, now.Sub(due), queued, r.a.lateAfter)
 		// Arrival n of shard i is user n*N+i, unique across shards.
-		c.ticket, c.due, c.warm = n, due, !measured
+		c.ticket, c.due, c.warm, c.queuedFrom = n, due, !measured, l.blockedSince
 		id := int(n*int64(r.a.shard.Count)) + r.a.shard.Index
 		if rn, ok := r.sc.(UserRenewer); ok && c.u != nil {
 			c.u = rn.RenewUser(c.u, id)
@@ -853,7 +859,8 @@ func (l *loop) record(c *lconn, step int, lat, svc, late time.Duration, sent, re
 // first step of an open-model iteration has a due time.
 func (l *loop) lateness(c *lconn, sent time.Time) time.Duration {
 	if l.open && c.step == 0 {
-		return sent.Sub(c.due)
+		late, _ := sendLateness(c.due, sent, c.queuedFrom)
+		return late
 	}
 	return noLateness
 }

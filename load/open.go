@@ -31,8 +31,41 @@ type schedule struct {
 
 	measureFrom int64 // first measured ticket
 	late        atomic.Int64
-	started     atomic.Int64 // measured tickets started
-	allIdle     chan struct{}
+	queued      atomic.Int64 // measured tickets that waited for a connection
+	// blockedSince is when the goroutine engine's pacer found every
+	// worker busy with a ticket due (zero: not blocked); under mu.
+	blockedSince time.Time
+	started      atomic.Int64 // measured tickets started
+	allIdle      chan struct{}
+}
+
+// sendLateness splits how late a ticket due at due started at sent: the
+// generator's own lateness, and whether it waited for a connection. A
+// ticket started while every connection had been busy since blockedSince
+// (zero: the engine was not blocked) waited for the service: only the
+// part before blockedSince is the generator's. The wait is in its
+// latency, from the due time, as all of it; it is not send lateness,
+// which says how far the generator itself fell behind.
+func sendLateness(due, sent, blockedSince time.Time) (late time.Duration, queued bool) {
+	if blockedSince.IsZero() {
+		return sent.Sub(due), false
+	}
+	return max(blockedSince.Sub(due), 0), true
+}
+
+// count counts a started ticket n that started behind its due time, for
+// whatever reason (Summary.Late), and whether it waited for a connection.
+func (s *schedule) count(n int64, behind time.Duration, queued bool, lateAfter time.Duration) {
+	if n < s.measureFrom {
+		return
+	}
+	s.started.Add(1)
+	if behind > lateAfter {
+		s.late.Add(1)
+	}
+	if queued {
+		s.queued.Add(1)
+	}
 }
 
 func (s *schedule) due(n int64) time.Time {
@@ -42,8 +75,11 @@ func (s *schedule) due(n int64) time.Time {
 type openWorker struct {
 	worker
 	wake chan int64
-	s    *schedule
-	user int
+	// queuedFrom is the schedule's blockedSince when the worker took its
+	// ticket; under s.mu until the ticket is sent.
+	queuedFrom time.Time
+	s          *schedule
+	user       int
 }
 
 func (r *run) open(ctx context.Context, m OpenModel) Summary {
@@ -145,7 +181,7 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	}
 	s.mu.Unlock()
 
-	sum := Summary{Model: "open", TargetRate: rate, Late: s.late.Load(), Dropped: dropped}
+	sum := Summary{Model: "open", TargetRate: rate, Late: s.late.Load(), Queued: s.queued.Load(), Dropped: dropped}
 	measured := time.Since(measureStart).Seconds()
 	if ctx.Err() == nil {
 		measured = m.Duration.Seconds()
@@ -175,6 +211,7 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			s.mu.Unlock()
 			return
 		}
+		blocked := false
 		for s.next < s.total && !s.due(s.next).After(now) {
 			var w *openWorker
 			if n := len(s.idle); n > 0 {
@@ -187,11 +224,19 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 				s.workers++
 				go w.loop()
 			} else {
+				blocked = true
+				if s.blockedSince.IsZero() {
+					s.blockedSince = now
+				}
 				break // all busy: workers take overdue tickets as they finish
 			}
 			s.busy++
+			w.queuedFrom = s.blockedSince
 			w.wake <- s.next
 			s.next++
+		}
+		if !blocked {
+			s.blockedSince = time.Time{}
 		}
 		if !now.Before(end) {
 			// Every ticket is due before end; those not started now are
@@ -232,12 +277,9 @@ func (w *openWorker) loop() {
 			due := s.due(n)
 			now := time.Now()
 			measured := n >= s.measureFrom
-			if measured {
-				s.started.Add(1)
-				if now.Sub(due) > r.a.lateAfter {
-					s.late.Add(1)
-				}
-			}
+			_, queued := sendLateness(due, now, w.queuedFrom)
+			s.count(n, now.Sub(due), queued, r.a.lateAfter)
+			w.blockedSince = w.queuedFrom
 			r.active.Add(1)
 			// Arrival n of shard i is user n*N+i, unique across shards.
 			u := r.sc.NewUser(int(n*shards) + r.a.shard.Index)
@@ -247,8 +289,14 @@ func (w *openWorker) loop() {
 
 			s.mu.Lock()
 			if !s.stopped && s.next < s.total && !s.due(s.next).After(time.Now()) {
+				// An overdue ticket no idle worker took: it waited for
+				// this one (since the pacer found all busy, or now).
 				n = s.next
 				s.next++
+				w.queuedFrom = s.blockedSince
+				if w.queuedFrom.IsZero() {
+					w.queuedFrom = time.Now()
+				}
 				s.mu.Unlock()
 				continue
 			}

@@ -55,8 +55,15 @@ type Summary struct {
 	// AchievedRate is the started iterations per second (open model) or
 	// completed samples per second (closed model).
 	AchievedRate float64 `json:"achieved_rate"`
-	// Late counts sends that started more than LateAfterMs behind schedule.
+	// Late counts sends that started more than LateAfterMs behind
+	// schedule, for any reason: the generator's, or every connection
+	// busy (Queued).
 	Late int64 `json:"late_sends"`
+	// Queued counts the open model's sends that waited for a free
+	// connection (every one of MaxInflight busy). Their wait is the
+	// service's: it is in their latency (from the due time), not in
+	// Lateness.
+	Queued int64 `json:"queued_sends,omitempty"`
 	// Dropped counts scheduled sends never started before the end.
 	Dropped int64 `json:"dropped_sends"`
 	// LateAfterMs is the lateness tolerance.

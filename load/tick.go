@@ -69,24 +69,28 @@ type tconn struct {
 	got        int // response bytes received for the request in flight
 	p          *respParser
 	ticket     int64
+	queuedFrom time.Time // see lconn.queuedFrom
 	due, sent  time.Time
 	arrived    time.Time
 }
 
 type tickEngine struct {
-	r       *run
-	s       *schedule
-	sa      syscall.Sockaddr
-	family  int
-	wreq    []byte
-	conns   []*tconn // busy or connecting
-	idle    []*tconn
-	total   int // open sockets
-	rbuf    []byte
-	oob     []byte
-	timeout time.Duration
-	slack   time.Duration // at most one wake per slack (PaceSlack)
-	head    bool          // HEAD requests: responses have no body
+	r *run
+	s *schedule
+	// blockedSince is when the engine found every connection busy with
+	// a ticket due (zero: not blocked; sendLateness).
+	blockedSince time.Time
+	sa           syscall.Sockaddr
+	family       int
+	wreq         []byte
+	conns        []*tconn // busy or connecting
+	idle         []*tconn
+	total        int // open sockets
+	rbuf         []byte
+	oob          []byte
+	timeout      time.Duration
+	slack        time.Duration // at most one wake per slack (PaceSlack)
+	head         bool          // HEAD requests: responses have no body
 	// retry: the request may be sent again when a reused connection dies
 	// before any byte of its response (it is idempotent).
 	retry bool
@@ -181,11 +185,17 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 				c := e.conn()
 				if c == nil {
 					blocked = true
+					if e.blockedSince.IsZero() {
+						e.blockedSince = now
+					}
 					break // MaxInflight busy: overdue tickets wait as a count
 				}
 				e.start(c, s.next, now)
 				s.next++
 				lastSend = now
+			}
+			if !blocked {
+				e.blockedSince = time.Time{}
 			}
 			// Every ticket is due before end: the first wake at or after
 			// end sends the last ones; what is left then is dropped.
@@ -297,13 +307,10 @@ func (e *tickEngine) interest(c *tconn) {
 func (e *tickEngine) start(c *tconn, n int64, now time.Time) {
 	s := e.s
 	due := s.due(n)
-	if n >= s.measureFrom {
-		s.started.Add(1)
-		if now.Sub(due) > e.r.a.lateAfter {
-			s.late.Add(1)
-		}
-	}
+	_, queued := sendLateness(due, now, e.blockedSince)
+	s.count(n, now.Sub(due), queued, e.r.a.lateAfter)
 	c.ticket, c.due, c.sent, c.busy, c.retried = n, due, now, true, false
+	c.queuedFrom = e.blockedSince
 	c.arrived = time.Time{}
 	c.got = 0
 	c.p.reset(e.head)
@@ -521,7 +528,8 @@ func (e *tickEngine) complete(c *tconn, now time.Time, perr error, closeAfter bo
 // finish records the sample of c and frees c.
 func (e *tickEngine) finish(c *tconn, done time.Time, recv, status int, reason string, closeConn bool) {
 	if c.ticket >= e.s.measureFrom {
-		e.r.rec.record(0, done.Sub(c.due), done.Sub(c.sent), c.sent.Sub(c.due), c.wrote, recv, status, reason)
+		late, _ := sendLateness(c.due, c.sent, c.queuedFrom)
+		e.r.rec.record(0, done.Sub(c.due), done.Sub(c.sent), late, c.wrote, recv, status, reason)
 	}
 	c.busy = false
 	if closeConn {

@@ -363,7 +363,7 @@ func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate fl
 	_, _ = smp.Sample(ctx)
 	pr.At = time.Now().UTC()
 	x.progress.phase(fmt.Sprintf("probe at %s %s", amount(rate, p.Capacity.Unit()), p.Capacity.Unit()), time.Duration(p.Rounds.Settle)+d)
-	a := x.attacker(x.progress.onProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}))
+	a := x.attacker(x.progress.onProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}), load.MaxInflight(p.Capacity.Connections))
 	res, err := a.Attack(ctx, load.StatusChecked(l.settled[w.Name]), probeLoad(p, rate, d))
 	after, serr := smp.Sample(ctx)
 	if err != nil {

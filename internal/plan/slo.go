@@ -33,6 +33,9 @@ const (
 	// by doubling from half the closed-model throughput and bisecting to
 	// 2% takes about 8.
 	DefaultMaxProbes = 20
+	// DefaultProbeConnections is the open-model probes' pool of
+	// connections (CapacitySettings.Connections).
+	DefaultProbeConnections = 64
 	// DefaultCapacityWarmupUsers is the closed-model load an arm warms
 	// up at, and its 2 s start-rate probe runs at, when the plan lists no
 	// levels (the main job's level).
@@ -184,6 +187,13 @@ type CapacitySettings struct {
 	ProbeMax Duration `yaml:"probe_max" json:"probe_max"`
 	// MaxProbes bounds one arm's probes in one start.
 	MaxProbes int `yaml:"max_probes" json:"max_probes"`
+	// Connections is the open-model probes' pool (load.MaxInflight):
+	// a fixed pool, as wrk2's -c, so that a stall of the service queues
+	// sends at the generator, where their latency still runs from their
+	// due time, instead of opening up to a thousand connections, which
+	// can tip a service near its capacity into an overload it does not
+	// leave within the probe.
+	Connections int `yaml:"connections" json:"connections,omitempty"`
 	// Model is the search's model, from the plan's load.model: "open"
 	// finds the highest arrival rate (req/s) meeting the objective;
 	// "closed" (written load.model: closed, with a think time above
@@ -288,6 +298,9 @@ func (p *Plan) applyCapacityDefaults() {
 	if c.MaxProbes == 0 {
 		c.MaxProbes = DefaultMaxProbes
 	}
+	if c.Connections == 0 {
+		c.Connections = DefaultProbeConnections
+	}
 	// A plan that writes load.model: closed searches users; otherwise
 	// (closed being only the warm-up's default) the open model's rate.
 	c.Model = "open"
@@ -341,6 +354,9 @@ func (p *Plan) validateCapacity(add func(path []string, hint, format string, arg
 	}
 	if c.ProbeMin < 0 || c.ProbeMax < 0 || c.ProbeMax < c.ProbeMin {
 		add([]string{"capacity", "probe_max"}, "e.g. probe_min: 2s, probe_max: 30s", "probe_min %v and probe_max %v must not be negative, and probe_max not below probe_min", time.Duration(c.ProbeMin), time.Duration(c.ProbeMax))
+	}
+	if c.Connections < 0 || c.Connections > 100_000 {
+		add([]string{"capacity", "connections"}, "e.g. connections: 64", "connections %d must be between 1 and 100000", c.Connections)
 	}
 	if c.MaxProbes < 0 || c.MaxProbes > 100 {
 		add([]string{"capacity", "max_probes"}, "e.g. max_probes: 20", "max_probes %d must be between 1 and 100", c.MaxProbes)
