@@ -6,7 +6,7 @@
 # the capacity interval's lower bound and at 1.1× its upper bound, each
 # with the plan's settle uncounted and long enough for the objective's
 # highest percentile (100/(1-q) samples, within the plan's probe_min and
-# probe_max: the lab's probe rule),
+# probe_max: the lab's probe rule), on the plan's pool of connections,
 # checked against the objective with --fail-if. Prints how many runs met
 # the objective at each rate: at the lower bound it should hold in every
 # run, at 1.1× the upper bound fail in every run. A capacity in users
@@ -31,7 +31,7 @@ port=${PORT:-18490}
 [ "$(nproc)" -ge 2 ] || { echo "capacity-check.sh: needs 2 CPUs (service on CPU 0, generator on CPU 1)" >&2; exit 2; }
 
 # low high q fail-if unit think per-user-seconds from run.json.
-read -r low high secs_q fails unit think per_user pmin pmax settle < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
+read -r low high secs_q fails unit think per_user pmin pmax settle conns < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
 import json, re, sys
 def seconds(d):
     # A Go duration as run.json writes it: "10ms", "1.5s", "1m30s".
@@ -52,7 +52,8 @@ think = run["plan"]["load"].get("think_time") or "0s"
 per_user = seconds(think) + min(seconds(p["limit"]) for p in slo["percentiles"])
 cp = run["plan"].get("capacity") or {}
 print(c["low"], c["high"], q, ifs, "users" if unit == "users" else "rate", think, per_user,
-      seconds(cp.get("probe_min") or "2s"), seconds(cp.get("probe_max") or "30s"), seconds(run["plan"].get("rounds", {}).get("settle") or "1s"))
+      seconds(cp.get("probe_min") or "2s"), seconds(cp.get("probe_max") or "30s"), seconds(run["plan"].get("rounds", {}).get("settle") or "1s"),
+      cp.get("connections") or 1000)
 PY
 )
 go build -o bin/showdown ./cmd/showdown
@@ -82,7 +83,7 @@ for which in low high; do
 		sends=$(python3 -c "print($rate / $per_user)")
 	else
 		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); else rate=$(python3 -c "print(round(1.1 * $high))"); fi
-		load=(--rate "$rate")
+		load=(--rate "$rate" --max-inflight "$conns")
 		sends=$rate
 	fi
 	secs=$(python3 -c "import math; print(min($pmax, max($pmin, math.ceil(100 / (1 - $secs_q / 100) / $sends))))")
