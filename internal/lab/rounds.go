@@ -27,7 +27,8 @@ const SettleFloor = 0.5
 // passes its contract check and warms up in turn; on each level every arm
 // is measured once as a sequential run measures it (its files, resources
 // and audit), then all of them in rounds: each round every arm once, for
-// the plan's round, in a fresh random order. Rounds go on until each
+// the plan's round, in a random order that the next round reverses
+// (roundOrder). Rounds go on until each
 // adjacent pair is precise within the start, or the start's share of
 // measure_max is spent; starts go on past the plan's trials, up to
 // trials_max, while a pair is not precise overall.
@@ -246,6 +247,7 @@ func (x *execution) resetForRounds(ctx context.Context, w plan.Workload, ls []*l
 // database's invariants are audited after the last round.
 func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*live, w plan.Workload, level, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
 	began := time.Now()
+	var order []int
 	for r := 1; ctx.Err() == nil; r++ {
 		if r > plan.MinRounds {
 			roundCost := time.Since(began) / time.Duration(r-1)
@@ -254,7 +256,8 @@ func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*liv
 			}
 		}
 		round := results.Round{Start: trial, Index: r}
-		for _, i := range rng.Perm(len(ls)) {
+		order = roundOrder(order, len(ls), r, rng)
+		for _, i := range order {
 			l := ls[i]
 			select {
 			case <-l.svc.Exited():
@@ -287,6 +290,26 @@ func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*liv
 		}
 	}
 	return time.Since(began)
+}
+
+// roundOrder is the order of round r (1 for the first) of n arms, given
+// the last round's: a fresh random order in odd rounds, the reverse of
+// the last in even ones. Each pair of rounds then measures every arm
+// twice, symmetrically about the pair's middle, so a machine whose speed
+// drifts linearly (a neighbour ramping up or down) costs each arm the
+// same within the pair, where two random orders would have favoured one
+// arm by chance. The first order of each pair stays random (Abedi and
+// Brecht's randomized interleaving); the mirror is the ABBA design of
+// crossover trials.
+func roundOrder(last []int, n, r int, rng *rand.Rand) []int {
+	if r%2 == 0 && len(last) == n {
+		rev := make([]int, n)
+		for i, v := range last {
+			rev[n-1-i] = v
+		}
+		return rev
+	}
+	return rng.Perm(n)
 }
 
 // armRound thaws l, loads it for the plan's settle (not counted) and its

@@ -2,7 +2,10 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,5 +156,39 @@ func TestJudge(t *testing.T) {
 	// Wider than the precision: what would reach it is named.
 	if v := judgeWith(c, 0.001, "slow+aa"); len(v.Unresolved) != 1 || v.Pairs[0].Need == "" {
 		t.Errorf("precision 0.1%%: unresolved %v, need %q", v.Unresolved, v.Pairs[0].Need)
+	}
+}
+
+// TestRoundOrder checks the rounds' orders: each odd round a permutation,
+// each even round the reverse of the one before, so that in every pair
+// each arm's two slots are symmetric about the pair's middle (a linear
+// drift then costs every arm the same), and the odd rounds' orders vary.
+func TestRoundOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 4
+	var order []int
+	firsts := map[string]bool{}
+	for r := 1; r <= 40; r++ {
+		prev := order
+		order = roundOrder(order, n, r, rng)
+		sorted := slices.Sorted(slices.Values(order))
+		if !slices.Equal(sorted, []int{0, 1, 2, 3}) {
+			t.Fatalf("round %d: %v is not a permutation of %d arms", r, order, n)
+		}
+		if r%2 == 1 {
+			firsts[fmt.Sprint(order)] = true
+			continue
+		}
+		// Slot of arm a in the pair: i in the first round, n+j in the
+		// second; symmetric means i + (n+j) = 2n-1 for every arm.
+		for i, a := range prev {
+			j := slices.Index(order, a)
+			if i+n+j != 2*n-1 {
+				t.Errorf("round %d: arm %d at %d and %d of the pair %v %v: not symmetric", r, a, i, n+j, prev, order)
+			}
+		}
+	}
+	if len(firsts) < 5 {
+		t.Errorf("20 odd rounds had only %d orders: want them random", len(firsts))
 	}
 }
