@@ -31,7 +31,7 @@ port=${PORT:-18490}
 [ "$(nproc)" -ge 2 ] || { echo "capacity-check.sh: needs 2 CPUs (service on CPU 0, generator on CPU 1)" >&2; exit 2; }
 
 # low high q fail-if unit think per-user-seconds from run.json.
-read -r low high secs_q fails unit think per_user pmin pmax settle conns < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
+read -r low high secs_q fails unit think per_user pmin pmax settle conns steps < <(python3 - "$results/run.json" "$svc" "$wl" <<'PY'
 import json, re, sys
 def seconds(d):
     # A Go duration as run.json writes it: "10ms", "1.5s", "1m30s".
@@ -53,7 +53,7 @@ per_user = seconds(think) + min(seconds(p["limit"]) for p in slo["percentiles"])
 cp = run["plan"].get("capacity") or {}
 print(c["low"], c["high"], q, ifs, "users" if unit == "users" else "rate", think, per_user,
       seconds(cp.get("probe_min") or "2s"), seconds(cp.get("probe_max") or "30s"), seconds(run["plan"].get("rounds", {}).get("settle") or "1s"),
-      cp.get("connections") or 1000)
+      cp.get("connections") or 1000, c.get("steps_per_arrival") or 1)
 PY
 )
 go build -o bin/showdown ./cmd/showdown
@@ -83,7 +83,9 @@ for which in low high; do
 		sends=$(python3 -c "print($rate / $per_user)")
 	else
 		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); else rate=$(python3 -c "print(round(1.1 * $high))"); fi
-		load=(--rate "$rate" --max-inflight "$conns")
+		# The capacity is in requests a second; the scenario's iterations
+		# of $steps requests arrive at rate/steps.
+		load=(--rate "$(python3 -c "print($rate / $steps)")" --max-inflight "$conns")
 		sends=$rate
 	fi
 	secs=$(python3 -c "import math; print(min($pmax, max($pmin, math.ceil(100 / (1 - $secs_q / 100) / $sends))))")

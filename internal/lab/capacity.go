@@ -121,13 +121,16 @@ func expectedRate(p *plan.Plan, at float64) float64 {
 	return at / (time.Duration(p.Load.ThinkTime) + p.SLO.Tightest()).Seconds()
 }
 
-// probeLoad is the model of a probe at load for d: the open model's
-// arrival rate, or the closed model's users with the plan's think time.
-func probeLoad(p *plan.Plan, at float64, d time.Duration) load.Model {
+// probeLoad is the model of a probe at load for d: in the open model at
+// requests a second, iterations of steps requests each arriving at
+// at/steps a second (the samples the probe's rule counts, the
+// throughput it achieves and the sizing's rates are all requests); in the
+// closed model, users with the plan's think time.
+func probeLoad(p *plan.Plan, at float64, steps int, d time.Duration) load.Model {
 	if p.Capacity.Model == "closed" {
 		return load.ClosedModel{Users: int(at), Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
 	}
-	return load.OpenModel{Rate: at, Duration: d}
+	return load.OpenModel{Rate: at / float64(max(steps, 1)), Duration: d}
 }
 
 // armsAlive reports whether p keeps every arm alive at once: in
@@ -229,6 +232,7 @@ func (x *execution) searchCapacity(ctx context.Context, trial int, w plan.Worklo
 	var as []*armSearch
 	for _, l := range ls {
 		c := caps[capKey(w.Name, l.im.ID())]
+		c.StepsPerArrival = len(l.settled[w.Name].Steps())
 		rate, growth, err := x.startRate(ctx, l, w, c)
 		if err != nil {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("start %d: no search: %v", trial, err))
@@ -364,7 +368,7 @@ func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate fl
 	pr.At = time.Now().UTC()
 	x.progress.phase(fmt.Sprintf("probe at %s %s", amount(rate, p.Capacity.Unit()), p.Capacity.Unit()), time.Duration(p.Rounds.Settle)+d)
 	a := x.attacker(x.progress.onProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}), load.MaxInflight(p.Capacity.Connections))
-	res, err := a.Attack(ctx, load.StatusChecked(l.settled[w.Name]), probeLoad(p, rate, d))
+	res, err := a.Attack(ctx, load.StatusChecked(l.settled[w.Name]), probeLoad(p, rate, len(l.settled[w.Name].Steps()), d))
 	after, serr := smp.Sample(ctx)
 	if err != nil {
 		pr.Why = "load failed: " + err.Error()

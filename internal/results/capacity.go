@@ -29,9 +29,15 @@ type Capacity struct {
 	// Objective is the plan's slo as it reads ("p99 <= 10ms, errors <= 0.1%").
 	Objective string `json:"objective"`
 	// Unit is what Rate, Low, High, Failed, the brackets and the
-	// probes' Rate count: "req/s" (the open model's arrival rate; empty
-	// in runs recorded before the closed model's search) or "users".
+	// probes' Rate count: "req/s" (requests a second, every step of the
+	// scenario's iterations; empty in runs recorded before the closed
+	// model's search) or "users".
 	Unit string `json:"unit,omitempty"`
+	// StepsPerArrival is the scenario's steps: in the open model the
+	// iterations arrive at Rate / StepsPerArrival a second, each sending
+	// that many requests (0 in runs recorded before it, where the rate
+	// was of iterations).
+	StepsPerArrival int `json:"steps_per_arrival,omitempty"`
 	// Rate is the capacity estimate (in Unit) and Low/High its interval.
 	Rate float64 `json:"rate"`
 	Low  float64 `json:"low"`
