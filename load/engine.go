@@ -224,7 +224,9 @@ type worker struct {
 	// warm marks an open-model iteration scheduled during warm-up.
 	warm bool
 	// blockedSince, for an open-model iteration that waited for a free
-	// worker, is when the wait began (sendLateness); zero otherwise.
+	// worker, is when the wait began (sendLateness); zero otherwise. The
+	// pacer sets it under the schedule's lock before it hands the ticket
+	// over.
 	blockedSince time.Time
 }
 

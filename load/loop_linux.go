@@ -442,8 +442,7 @@ func (l *loop) pace(now time.Time) (blocked bool) {
 		l.next += l.stride
 		l.taken++
 		measured := n >= s.measureFrom
-		_, queued := sendLateness(due, now, l.blockedSince)
-		s.count(n, now.Sub(due), queued, r.a.lateAfter)
+		s.count(n, now.Sub(due), !l.blockedSince.IsZero(), r.a.lateAfter)
 		// Arrival n of shard i is user n*N+i, unique across shards.
 		c.ticket, c.due, c.warm, c.queuedFrom = n, due, !measured, l.blockedSince
 		id := int(n*int64(r.a.shard.Count)) + r.a.shard.Index

@@ -75,11 +75,8 @@ func (s *schedule) due(n int64) time.Time {
 type openWorker struct {
 	worker
 	wake chan int64
-	// queuedFrom is the schedule's blockedSince when the worker took its
-	// ticket; under s.mu until the ticket is sent.
-	queuedFrom time.Time
-	s          *schedule
-	user       int
+	s    *schedule
+	user int
 }
 
 func (r *run) open(ctx context.Context, m OpenModel) Summary {
@@ -231,7 +228,7 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 				break // all busy: workers take overdue tickets as they finish
 			}
 			s.busy++
-			w.queuedFrom = s.blockedSince
+			w.blockedSince = s.blockedSince
 			w.wake <- s.next
 			s.next++
 		}
@@ -277,9 +274,7 @@ func (w *openWorker) loop() {
 			due := s.due(n)
 			now := time.Now()
 			measured := n >= s.measureFrom
-			_, queued := sendLateness(due, now, w.queuedFrom)
-			s.count(n, now.Sub(due), queued, r.a.lateAfter)
-			w.blockedSince = w.queuedFrom
+			s.count(n, now.Sub(due), !w.blockedSince.IsZero(), r.a.lateAfter)
 			r.active.Add(1)
 			// Arrival n of shard i is user n*N+i, unique across shards.
 			u := r.sc.NewUser(int(n*shards) + r.a.shard.Index)
@@ -293,9 +288,9 @@ func (w *openWorker) loop() {
 				// this one (since the pacer found all busy, or now).
 				n = s.next
 				s.next++
-				w.queuedFrom = s.blockedSince
-				if w.queuedFrom.IsZero() {
-					w.queuedFrom = time.Now()
+				w.blockedSince = s.blockedSince
+				if w.blockedSince.IsZero() {
+					w.blockedSince = time.Now()
 				}
 				s.mu.Unlock()
 				continue

@@ -307,8 +307,7 @@ func (e *tickEngine) interest(c *tconn) {
 func (e *tickEngine) start(c *tconn, n int64, now time.Time) {
 	s := e.s
 	due := s.due(n)
-	_, queued := sendLateness(due, now, e.blockedSince)
-	s.count(n, now.Sub(due), queued, e.r.a.lateAfter)
+	s.count(n, now.Sub(due), !e.blockedSince.IsZero(), e.r.a.lateAfter)
 	c.ticket, c.due, c.sent, c.busy, c.retried = n, due, now, true, false
 	c.queuedFrom = e.blockedSince
 	c.arrived = time.Time{}
