@@ -22,6 +22,7 @@ type Attacker struct {
 	optionsRecord map[string]string
 	limits        Limits
 	paceSlack     time.Duration
+	spin          time.Duration
 
 	// noTick disables the tick and loop engines (tests compare them with
 	// the goroutine engine).
@@ -40,6 +41,7 @@ func NewAttacker(opts ...Option) *Attacker {
 		shard:       Shard{1, 1},
 		lateAfter:   DefaultLateAfter,
 		paceSlack:   DefaultPaceSlack,
+		spin:        DefaultSpin,
 		dialBackoff: 100 * time.Millisecond,
 	}
 	for _, o := range opts {
@@ -66,6 +68,9 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 	}
 	if a.paceSlack < 0 {
 		return nil, errors.New("pace slack: must not be negative")
+	}
+	if a.spin < 0 {
+		return nil, errors.New("spin: must not be negative")
 	}
 	if errs := a.limits.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -110,9 +115,15 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 func warnings(s *Summary) []string {
 	var w []string
 	if s.DurationSeconds > 0 && s.CPUs > 0 {
-		util := s.CPUSeconds / (s.DurationSeconds * float64(s.CPUs))
+		// The loops' spinning for responses (Spin) is CPU the generator
+		// gives up as soon as there is work: not load.
+		util := s.BusyCPUSeconds() / (s.DurationSeconds * float64(s.CPUs))
 		if util > 0.9 {
-			w = append(w, fmt.Sprintf("the generator used %.0f%% of its %d CPU(s): it may have been the bottleneck, not the target", 100*util, s.CPUs))
+			spin := ""
+			if s.SpinSeconds > 0 {
+				spin = fmt.Sprintf(", besides %.0f%% spinning for responses", 100*s.SpinSeconds/(s.DurationSeconds*float64(s.CPUs)))
+			}
+			w = append(w, fmt.Sprintf("the generator used %.0f%% of its %d CPU(s)%s: it may have been the bottleneck, not the target", 100*util, s.CPUs, spin))
 		}
 	}
 	started := s.AchievedRate * s.DurationSeconds

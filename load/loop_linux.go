@@ -347,26 +347,13 @@ func (l *loop) run() {
 	}
 }
 
-// spinFor is how long a loop with responses awaited looks for them
-// without sleeping before it sleeps.
-//
-// Subtleness ahead! On loopback a response written to a sleeping
-// generator makes the server's CPU wake it (the scheduler's wake-up, an
-// interrupt to the generator's CPU): work a remote client never costs the
-// server, which the generator would then measure as the server's
-// slowness. Against rust-axum, a generator that slept at once when idle
-// (as the C floor does) cost the server 7-9 µs per request against 6.3 µs
-// for the goroutine engine, whose scheduler spins before it sleeps. So
-// does the loop, briefly: at saturation responses come microseconds
-// apart, and a slow server costs at most spinFor per wake.
-const spinFor = 20 * time.Microsecond
-
 // spinWait waits up to d for events like wait, first spinning up to
-// spinFor while responses are awaited, in the closed model: in the open
+// the Spin setting while responses are awaited, in the closed model (see
+// Spin for why): in the open
 // model the rate, not the server's speed, paces the requests, and a spin
 // per request would cost most at low rates.
 func (l *loop) spinWait(d time.Duration) int {
-	if l.busy == 0 || d <= 0 || l.open {
+	if l.busy == 0 || d <= 0 || l.open || l.r.a.spin == 0 {
 		return l.wait(d)
 	}
 	start := time.Now()
@@ -375,7 +362,7 @@ func (l *loop) spinWait(d time.Duration) int {
 			l.r.rec.spin.Add(int64(time.Since(start)))
 			return n
 		}
-		if time.Since(start) >= min(spinFor, d) {
+		if time.Since(start) >= min(l.r.a.spin, d) {
 			break
 		}
 	}

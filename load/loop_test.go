@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -128,31 +129,59 @@ func TestPaceSlackOption(t *testing.T) {
 
 // TestLoopSpinCounted: the closed model's loops spin before they sleep,
 // and count it, so guards can leave the spinning out of the generator's
-// load (BusyCPUSeconds); the goroutine engine does not spin.
+// load (BusyCPUSeconds); the goroutine engine does not spin, nor does the
+// loop with Spin(0); a negative spin is refused.
 func TestLoopSpinCounted(t *testing.T) {
+	if _, err := NewAttacker(Spin(-time.Microsecond)).Attack(context.Background(), &Target{URL: "http://127.0.0.1:1/"}, ClosedModel{Users: 1, Duration: time.Second}); err == nil {
+		t.Error("a negative spin was accepted")
+	}
 	srv := helloServer(t)
-	for _, noTick := range []bool{false, true} {
-		var opts []Option
-		if noTick {
-			opts = append(opts, WithoutTickEngine())
-		}
+	for _, c := range []struct {
+		name     string
+		opts     []Option
+		wantSpin bool
+	}{
+		{"loop", nil, runtime.GOOS == "linux"},
+		{"loop, Spin(0)", []Option{Spin(0)}, false},
+		{"goroutine", []Option{WithoutTickEngine()}, false},
+	} {
 		sc := &stepScenario{url: srv.URL}
-		res, err := NewAttacker(opts...).Attack(context.Background(), sc, ClosedModel{Users: 2, Duration: 300 * time.Millisecond})
+		res, err := NewAttacker(c.opts...).Attack(context.Background(), sc, ClosedModel{Users: 2, Duration: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := res.Summary
+		t.Logf("%s: %d samples, %.3fs spinning, %.3fs CPU", c.name, s.Total.Samples, s.SpinSeconds, s.CPUSeconds)
 		switch {
+		case s.Total.Samples == 0:
+			t.Errorf("%s: no samples", c.name)
 		case s.SpinSeconds < 0 || s.SpinSeconds > s.DurationSeconds*float64(s.CPUs):
-			t.Errorf("noTick %v: spin %.3fs in a %.3fs run on %d CPU(s)", noTick, s.SpinSeconds, s.DurationSeconds, s.CPUs)
-		case noTick && s.SpinSeconds != 0:
-			t.Errorf("the goroutine engine counted %.3fs of spinning", s.SpinSeconds)
-		case !noTick && runtime.GOOS == "linux" && s.SpinSeconds == 0:
-			t.Error("the loop engine counted no spinning while it waited for responses")
+			t.Errorf("%s: spin %.3fs in a %.3fs run on %d CPU(s)", c.name, s.SpinSeconds, s.DurationSeconds, s.CPUs)
+		case !c.wantSpin && s.SpinSeconds != 0:
+			t.Errorf("%s: counted %.3fs of spinning, want none", c.name, s.SpinSeconds)
+		case c.wantSpin && s.SpinSeconds == 0:
+			t.Errorf("%s: counted no spinning while it waited for responses", c.name)
 		}
 		if b := s.BusyCPUSeconds(); b > s.CPUSeconds || b < 0 {
-			t.Errorf("busy CPU %.3fs outside [0, %.3fs]", b, s.CPUSeconds)
+			t.Errorf("%s: busy CPU %.3fs outside [0, %.3fs]", c.name, b, s.CPUSeconds)
 		}
+	}
+}
+
+// TestWarningsLeaveSpinOut: the generator's CPU warning counts its work,
+// not the spinning it gives up for work (the lab's guards do the same).
+func TestWarningsLeaveSpinOut(t *testing.T) {
+	busy := Summary{DurationSeconds: 2, CPUs: 1, CPUSeconds: 1.9}
+	if w := warnings(&busy); len(w) != 1 || !strings.Contains(w[0], "95% of its 1 CPU(s)") {
+		t.Errorf("95%% busy: warnings %q, want the CPU one", w)
+	}
+	spun := Summary{DurationSeconds: 2, CPUs: 1, CPUSeconds: 1.9, SpinSeconds: 0.6}
+	if w := warnings(&spun); len(w) != 0 {
+		t.Errorf("65%% busy and 30%% spinning: warnings %q, want none", w)
+	}
+	spun.CPUSeconds, spun.SpinSeconds = 1.98, 0.1
+	if w := warnings(&spun); len(w) != 1 || !strings.Contains(w[0], "94% of its 1 CPU(s), besides 5% spinning") {
+		t.Errorf("94%% busy and 5%% spinning: warnings %q", w)
 	}
 }
 

@@ -24,6 +24,9 @@ const (
 	// DefaultPaceSlack is how late after its due time the open model's
 	// pacer may send a request to save a wake-up (PaceSlack): 50 µs.
 	DefaultPaceSlack = 50 * time.Microsecond
+	// DefaultSpin is how long the closed model's loop engine looks for
+	// awaited responses before it sleeps (Spin): 20 µs.
+	DefaultSpin = 20 * time.Microsecond
 )
 
 // Model is how load arrives: an OpenModel or a ClosedModel.
@@ -248,3 +251,19 @@ func WithLimits(l Limits) Option { return func(a *Attacker) { a.limits = l } }
 // from its due time, so slack is never hidden: it shows in the send
 // lateness and in the latency.
 func PaceSlack(d time.Duration) Option { return func(a *Attacker) { a.paceSlack = d } }
+
+// Spin sets how long the loop engine, in the closed model, keeps looking
+// for awaited responses before it sleeps (DefaultSpin); 0 sleeps at once.
+//
+// Subtleness ahead! On loopback a response written to a sleeping
+// generator makes the server's CPU wake it (the scheduler's wake-up, an
+// interrupt to the generator's CPU): work a remote client never costs the
+// server, which the generator would then measure as the server's
+// slowness. Against rust-axum, a generator that slept at once when idle
+// (as the C floor in bench/floor does) cost the server 7-9 µs per request
+// against 6.3 µs for the goroutine engine, whose scheduler spins before
+// it sleeps. So does the loop, briefly: at saturation responses come
+// microseconds apart, and a slow server costs at most the spin per wake.
+// The spinning is the generator's CPU spent by choice while it would
+// otherwise sleep (Summary.SpinSeconds); the lab's guards leave it out.
+func Spin(d time.Duration) Option { return func(a *Attacker) { a.spin = d } }

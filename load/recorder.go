@@ -49,7 +49,7 @@ type recorder struct {
 	cpu0       time.Duration // process CPU time at begin
 	// spin is the time loops spent spinning for responses (ns), and
 	// spin0 its value at begin: CPU the generator burns by choice while
-	// it waits, not work (loop_linux.go, spinFor).
+	// it waits, not work (Spin).
 	spin      atomic.Int64
 	spin0     int64
 	began     chan struct{} // closed by begin

@@ -47,6 +47,7 @@ type attackFlags struct {
 	duration               time.Duration
 	maxInflight            int
 	paceSlack              time.Duration
+	spin                   time.Duration
 	users, iterations      int
 	rampUp, thinkTime      time.Duration
 	warmup                 string
@@ -73,6 +74,7 @@ func (f *attackFlags) define(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "measured `time` (after warm-up)")
 	fs.IntVar(&f.maxInflight, "max-inflight", load.DefaultMaxInflight, "open model: at most `n` requests (connections) in flight")
 	fs.DurationVar(&f.paceSlack, "pace-slack", load.DefaultPaceSlack, "open model: wake at most once per `time`, sending what has come due, late by up to it (0: a wake-up per request)")
+	fs.DurationVar(&f.spin, "spin", load.DefaultSpin, "closed model: look for awaited responses for up to `time` before sleeping, sparing the server a wake-up per response (0: sleep at once)")
 	fs.IntVar(&f.users, "users", 0, "closed model: `n` virtual users")
 	fs.DurationVar(&f.rampUp, "ramp-up", 0, "closed model: start the users evenly over this `time`")
 	fs.IntVar(&f.iterations, "iterations", 0, "closed model: iterations per user (0: until --duration)")

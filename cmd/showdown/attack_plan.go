@@ -122,11 +122,14 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 	if f.paceSlack < 0 {
 		errs = append(errs, errors.New("--pace-slack: must not be negative (0: a wake-up for every request)"))
 	}
+	if f.spin < 0 {
+		errs = append(errs, errors.New("--spin: must not be negative (0: sleep at once)"))
+	}
 	w, err := load.ParseWarmup(f.warmup)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--%w", err))
 	}
-	p.opts = append(p.opts, load.Timeout(f.timeout), load.MaxInflight(f.maxInflight), load.WithWarmup(w), load.PaceSlack(f.paceSlack))
+	p.opts = append(p.opts, load.Timeout(f.timeout), load.MaxInflight(f.maxInflight), load.WithWarmup(w), load.PaceSlack(f.paceSlack), load.Spin(f.spin))
 	lim := load.Limits{MaxBody: int64(f.maxBody), MaxHeaderBytes: int(f.maxHeaderSize), MaxHeaders: f.maxHeaders}
 	if f.maxBody <= 0 || f.maxHeaderSize <= 0 || f.maxHeaders <= 0 {
 		errs = append(errs, errors.New("--max-body, --max-header-bytes and --max-headers: must be > 0"))
