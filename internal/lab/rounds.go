@@ -241,7 +241,8 @@ func (x *execution) resetForRounds(ctx context.Context, w plan.Workload, ls []*l
 // rounds measures ls in rounds at level until each adjacent pair is
 // precise within this start (half the plan's precision), or this start
 // has the rounds the cheapest plan asks of it (roundsWanted), or budget
-// is spent, after at least plan.MinRounds; it returns the time taken.
+// is spent, after at least plan.MinRounds and, but for the budget, after
+// a complete mirrored pair of rounds; it returns the time taken.
 // startCost is what this start cost before its rounds (starting and
 // warming every arm), the price of the next start in that plan. The
 // database's invariants are audited after the last round.
@@ -251,7 +252,10 @@ func (x *execution) rounds(ctx context.Context, c *results.Comparison, ls []*liv
 	for r := 1; ctx.Err() == nil; r++ {
 		if r > plan.MinRounds {
 			roundCost := time.Since(began) / time.Duration(r-1)
-			if time.Since(began) >= budget || startPrecise(c, trial, c.Precision/2) || r > roundsWanted(c, x.plan, startCost, roundCost) {
+			// Precision and the plan stop a start only after a complete
+			// mirrored pair (r-1 rounds done, r-1 even); the budget at once.
+			pairDone := r%2 == 1
+			if time.Since(began) >= budget || pairDone && (startPrecise(c, trial, c.Precision/2) || r > roundsWanted(c, x.plan, startCost, roundCost)) {
 				break
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stack"
 )
@@ -78,8 +79,8 @@ database: {max_connections: 30}
 			}
 		}
 	}
-	if starts[1] < 5 || starts[2] < 5 {
-		t.Errorf("rounds per start %v, want at least 5 in each of two", starts)
+	if starts[1] < plan.MinRounds || starts[2] < plan.MinRounds {
+		t.Errorf("rounds per start %v, want at least %d in each of two", starts, plan.MinRounds)
 	}
 	v := c.Verdict
 	if v == nil || v.AA == nil || v.AA.Starts != 2 || len(v.Ranking) != 1 {

@@ -32,8 +32,11 @@ const (
 	// start's rounds say nothing of how a second start differs.
 	DefaultInterleavedTrials = 2
 	// MinRounds is the fewest rounds of a start before its rounds may
-	// stop.
-	MinRounds = 5
+	// stop: two mirrored pairs (each even round measures the arms in the
+	// reverse of the odd round before it), the fewest whose pairs have a
+	// spread to estimate. Past it a start stops after a complete pair,
+	// unless its budget runs out.
+	MinRounds = 4
 )
 
 // Rounds is how a plan's implementations are compared (its fields sit at

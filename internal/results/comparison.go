@@ -117,9 +117,13 @@ type PairRatio struct {
 	Starts    int     `json:"starts"`
 	Rounds    int     `json:"rounds"`
 	// BetweenSD and WithinSD are the log ratio's estimated spread
-	// between starts and between rounds.
+	// between starts and between rounds (WithinSD from the mirrored pairs
+	// of rounds: what a start's mean sees; stats.RoundRatio).
 	BetweenSD float64 `json:"between_sd"`
 	WithinSD  float64 `json:"within_sd"`
+	// RoundSD is the per-round log ratio's own spread within a start,
+	// before the mirrored pairs cancel what drifted between a round's arms.
+	RoundSD float64 `json:"round_sd,omitempty"`
 	// Significant is whether the interval excludes 1.
 	Significant bool `json:"significant"`
 	// OneStart reports an interval from one start's rounds alone: the

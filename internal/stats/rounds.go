@@ -20,6 +20,20 @@ import "math"
 // interval comes from the rounds alone (Within), covering the machine's
 // noise but not a second start's difference. The ratio is the geometric
 // mean of the per-round ratios, starts weighted equally.
+//
+// Rounds come in mirrored pairs (rounds 1 and 2 of a start, 3 and 4, ...:
+// the second measures the arms in the reverse of the first's order), so
+// a drift that is linear across a pair costs both arms alike over the
+// pair, though it still moves each round's ratio. Round-to-round noise
+// then overstates what a start's mean sees: the round errors within a
+// pair cancel. WithinSD is therefore estimated from the pairs' means
+// where a start has two complete pairs or more: the per-round sd that
+// would give the pairs' means their observed spread (√2 × their sd),
+// equal to the rounds' own sd when rounds are independent, and smaller
+// when a pair's two errors cancel. That is the figure the start's mean,
+// the between-start estimate and the plans (Need, Plan) depend on.
+// RoundSD keeps the rounds' own spread; a single start's interval uses
+// it, with the rounds' degrees of freedom.
 type RoundRatio struct {
 	// Ratio, Low and High are the estimate and its 95% interval.
 	Ratio, Low, High float64
@@ -28,8 +42,14 @@ type RoundRatio struct {
 	// DF is the degrees of freedom of the interval's t quantile.
 	DF int
 	// BetweenSD and WithinSD estimate the standard deviations of the log
-	// ratio between starts and between rounds within a start.
+	// ratio between starts and between rounds within a start (from the
+	// mirrored pairs where there are enough of them; see above).
 	BetweenSD, WithinSD float64
+	// RoundSD is the sd of the per-round log ratio within a start: the
+	// round-to-round noise before pairing.
+	RoundSD float64
+	// Paired reports that WithinSD comes from the mirrored pairs.
+	Paired bool
 	// Within reports an interval from one start's rounds alone.
 	Within bool
 }
@@ -56,12 +76,18 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 	var means []float64
 	var within float64 // sum of squared deviations from each start's mean
 	withinDF := 0
+	var pairs float64 // the same for the means of each start's complete pairs
+	pairsDF := 0
 	out := RoundRatio{}
 	for s := range min(len(a), len(b)) {
-		var d []float64
-		for r := range min(len(a[s]), len(b[s])) {
+		var d, pm []float64
+		n := min(len(a[s]), len(b[s]))
+		for r := range n {
 			if a[s][r] > 0 && b[s][r] > 0 {
 				d = append(d, math.Log(a[s][r]/b[s][r]))
+				if r%2 == 1 && a[s][r-1] > 0 && b[s][r-1] > 0 {
+					pm = append(pm, (math.Log(a[s][r-1]/b[s][r-1])+d[len(d)-1])/2)
+				}
 			}
 		}
 		if len(d) == 0 {
@@ -72,6 +98,13 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 			within += (v - m) * (v - m)
 		}
 		withinDF += len(d) - 1
+		if len(pm) >= 2 {
+			mp := Mean(pm)
+			for _, v := range pm {
+				pairs += (v - mp) * (v - mp)
+			}
+			pairsDF += len(pm) - 1
+		}
 		means = append(means, m)
 		out.Rounds += len(d)
 		out.Starts++
@@ -82,7 +115,13 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 	mu := Mean(means)
 	out.Ratio, out.Low, out.High = math.Exp(mu), math.Exp(mu), math.Exp(mu)
 	if withinDF > 0 {
-		out.WithinSD = math.Sqrt(within / float64(withinDF))
+		out.RoundSD = math.Sqrt(within / float64(withinDF))
+	}
+	out.WithinSD = out.RoundSD
+	if pairsDF > 0 {
+		// A pair's mean has variance σ²/2 for independent rounds of
+		// variance σ²: report the σ its spread implies.
+		out.WithinSD, out.Paired = math.Sqrt(2*pairs/float64(pairsDF)), true
 	}
 	perStart := float64(out.Rounds) / float64(out.Starts)
 	var se float64
@@ -93,9 +132,12 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 		se = sd / math.Sqrt(float64(out.Starts))
 		out.BetweenSD = math.Sqrt(math.Max(0, sd*sd-out.WithinSD*out.WithinSD/perStart))
 	case withinDF > 0:
+		// One start: the rounds' own spread, with its degrees of freedom
+		// (the pairs' would have half). Where a pair's errors cancel it
+		// overstates the mean's noise, which errs on the safe side.
 		out.Within = true
 		out.DF = withinDF
-		se = out.WithinSD / math.Sqrt(float64(out.Rounds))
+		se = out.RoundSD / math.Sqrt(float64(out.Rounds))
 	default:
 		return out
 	}

@@ -94,6 +94,51 @@ func TestRoundRatioEstimates(t *testing.T) {
 	}
 }
 
+// TestRoundRatioMirroredPairs: a drift that changes within each mirrored
+// pair of rounds moves the two rounds' ratios in opposite directions (the
+// arms' order is reversed), so it cancels in the pair and in the start's
+// mean. WithinSD must see the pairs' small spread, not the rounds' large
+// one, and the interval must still cover the ratio.
+func TestRoundRatioMirroredPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const ratio, drift, noise = 1.8, 0.10, 0.01
+	covered, n := 0, 2000
+	var last RoundRatio
+	for range n {
+		var a, b [][]float64
+		for range 4 {
+			var as, bs []float64
+			for k := 0; k < 10; k += 2 {
+				// The pair's slope: the arm measured first in round k sees
+				// the machine slope/2 lighter or heavier than the other; in
+				// round k+1 it is measured second.
+				slope := rng.NormFloat64() * drift
+				for j := range 2 {
+					sign := 1.0 - 2*float64(j)
+					as = append(as, 50000*ratio*math.Exp(sign*slope+rng.NormFloat64()*noise))
+					bs = append(bs, 50000)
+				}
+			}
+			a, b = append(a, as), append(b, bs)
+		}
+		last = RoundRatioCI95(a, b)
+		if last.Low <= ratio && ratio <= last.High {
+			covered++
+		}
+	}
+	if !last.Paired || last.RoundSD < 0.05 || last.WithinSD > 0.02 {
+		t.Errorf("paired %v, rounds' sd %.4f, within %.4f: want the pairs' sd near %.2f and the rounds' near %.2f", last.Paired, last.RoundSD, last.WithinSD, noise, drift)
+	}
+	if cov := float64(covered) / float64(n); cov < 0.935 {
+		t.Errorf("coverage %.3f under a drift that cancels in pairs, want at least 0.935", cov)
+	}
+	// Independent rounds: the pairs imply the rounds' own sd.
+	a, b := simulateRounds(rng, 1.2, 0, 0.05, 4, 200)
+	if got := RoundRatioCI95(a, b); !got.Paired || math.Abs(got.WithinSD-got.RoundSD) > 0.005 {
+		t.Errorf("independent rounds: within %.4f from pairs, rounds' sd %.4f; want them equal", got.WithinSD, got.RoundSD)
+	}
+}
+
 func TestRoundRatioNeed(t *testing.T) {
 	cases := []struct {
 		name            string
