@@ -7,7 +7,8 @@
 # Environment: A, B (the two services; go-stdlib, rust-axum), MEASURE
 # (measure_max, default 8m), TRIALS_MAX (8), WARMUP (10s: a fixed
 # warm-up; the steady-state rule may not hold under the neighbour),
-# ONLY (without|with: one of the two runs).
+# ONLY (without|with: one of the two runs), KEEP (a folder to copy each
+# run.json into).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v jq >/dev/null || { echo "neighbour.sh: jq is not installed (apt-get install jq)" >&2; exit 2; }
@@ -43,8 +44,9 @@ YAML
 		cp -r "$run" "${KEEP:-/tmp}/neighbour-$nb-failed" 2>/dev/null || true
 	fi
 	secs[$nb]=$(jq -r '.comparisons[0].verdict.measured_seconds' "$run/run.json")
+	[ -n "${KEEP:-}" ] && cp "$run/run.json" "$KEEP/neighbour-$nb.json"
 	jq -r --arg nb "$nb" --arg wall "$(( $(date +%s) - began ))" '.comparisons[0].verdict as $v | $v.pairs[0] |
-		"\($nb) the neighbour: \(.better) \(.ratio * 1000 | round / 1000)x \(.worse) [\(.low * 1000 | round / 1000), \(.high * 1000 | round / 1000)] ±\(.half_width * 1000 | round / 10)%, \(.starts) starts, \(.rounds) rounds, \($v.measured_seconds | round) s of rounds (\($wall) s in all)\(if ($v.unresolved // []) | length > 0 then "; NOT REACHED: " + ($v.unresolved | join("; ")) else "" end)"' "$run/run.json"
+		"\($nb) the neighbour: \(.better) \(.ratio * 1000 | round / 1000)x \(.worse) [\(.low * 1000 | round / 1000), \(.high * 1000 | round / 1000)] ±\(.half_width * 1000 | round / 10)%, \(.starts) starts, \(.rounds) rounds, \($v.measured_seconds | round) s of rounds (\($wall) s in all); sd of the log ratio between starts \(.between_sd * 1000 | round / 10)%, within (mirrored pairs) \(.within_sd * 1000 | round / 10)%, per round \((.round_sd // 0) * 1000 | round / 10)%\(if ($v.unresolved // []) | length > 0 then "; NOT REACHED: " + ($v.unresolved | join("; ")) else "" end)"' "$run/run.json"
 done
 if [ -n "${secs[with]:-}" ] && [ -n "${secs[without]:-}" ]; then
 	echo "with/without: $(echo "${secs[with]} / ${secs[without]}" | bc -l | cut -c1-5)x the seconds of rounds"
