@@ -11,7 +11,8 @@
 # (default go-stdlib), NEIGHBOUR (0/1), ROUND (default 2s), MEASURE
 # (the rounds' time per comparison, default 60s), SEQ (0/1), TRIALS (5),
 # WARMUP (the sequential starts' warm-up: auto, or a time such as 10s; a
-# neighbour can keep the steady-state rule from holding until its cap).
+# neighbour can keep the steady-state rule from holding until its cap),
+# TURNS (the sequential starts' neighbour's time between turns, "30s, 2m").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${N:-40}
@@ -47,6 +48,7 @@ implementations: [$svc]
 workloads: [string]
 interleave: false
 neighbour: $([ "$neighbour" = 1 ] && echo true || echo false)
+$([ "$neighbour" = 1 ] && [ -n "${TURNS:-}" ] && echo "neighbour_turns: [$TURNS]")
 trials: $trials
 verify: quick
 load: {model: closed, levels: [50], ramp_up: 1s, duration: 6s, warmup: ${WARMUP:-auto}}

@@ -8,7 +8,8 @@
 # (measure_max, default 8m), TRIALS_MAX (8), WARMUP (10s: a fixed
 # warm-up; the steady-state rule may not hold under the neighbour),
 # ONLY (without|with: one of the two runs), KEEP (a folder to copy each
-# run.json into).
+# run.json into), TURNS (the neighbour's time between turns, "30s, 2m";
+# its default 5-20 s when unset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v jq >/dev/null || { echo "neighbour.sh: jq is not installed (apt-get install jq)" >&2; exit 2; }
@@ -24,6 +25,7 @@ name: neighbour-$nb
 implementations: [${A:-go-stdlib}, ${B:-rust-axum}]
 workloads: [string]
 neighbour: $([ "$nb" = with ] && echo true || echo false)
+$([ "$nb" = with ] && [ -n "${TURNS:-}" ] && echo "neighbour_turns: [$TURNS]")
 verify: quick
 load: {model: closed, levels: [50], ramp_up: 0s, duration: 2s, warmup: ${WARMUP:-10s}}
 trials: 2

@@ -196,12 +196,16 @@ func (x *execution) startNeighbour() *neighbour.Neighbour {
 	if len(cpus) == 0 {
 		cpus = []int{0}
 	}
-	n, err := neighbour.Start(neighbour.Options{CPUs: cpus, Max: 24 * time.Hour})
+	o := neighbour.Options{CPUs: cpus, Max: 24 * time.Hour}
+	if t := x.plan.Rounds.NeighbourTurns; len(t) == 2 {
+		o.MinPeriod, o.MaxPeriod = time.Duration(t[0]), time.Duration(t[1])
+	}
+	n, err := neighbour.Start(o)
 	if err != nil {
 		x.warn("no noisy neighbour: %v", err)
 		return nil
 	}
-	x.warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus)
+	x.warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time on average, its share drifting between turns %v-%v apart, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus, n.Options().MinPeriod, n.Options().MaxPeriod)
 	return n
 }
 

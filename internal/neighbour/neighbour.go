@@ -102,6 +102,7 @@ func (o *Options) defaults() {
 
 // Neighbour is a running noisy neighbour.
 type Neighbour struct {
+	opts Options
 	cmd  *exec.Cmd
 	done chan struct{}
 	once sync.Once
@@ -130,13 +131,16 @@ func Start(o Options) (*Neighbour, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("neighbour: %w", err)
 	}
-	n := &Neighbour{cmd: cmd, done: make(chan struct{})}
+	n := &Neighbour{opts: o, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(n.done)
 	}()
 	return n, nil
 }
+
+// Options are the neighbour's options, defaults filled in.
+func (n *Neighbour) Options() Options { return n.opts }
 
 // PID is the neighbour's process id.
 func (n *Neighbour) PID() int { return n.cmd.Process.Pid }

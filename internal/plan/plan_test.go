@@ -202,6 +202,17 @@ database:
 			want: []string{"7: published.0.level: level 7", "8: published.0.metric: unknown metric", "9: published.0.figures: no implementation \"cobol\""},
 		},
 		{
+			// The neighbour's turns: two durations in order, and a neighbour.
+			name: "neighbour turns",
+			plan: "name: x\nimplementations: [go-stdlib, string-only]\nworkloads: [string]\nload: {levels: [1]}\nneighbour: true\nneighbour_turns: [30s, 10s]\n",
+			want: []string{"6: neighbour_turns: neighbour_turns must be [min, max]"},
+		},
+		{
+			name: "neighbour turns without a neighbour",
+			plan: "name: x\nimplementations: [go-stdlib, string-only]\nworkloads: [string]\nload: {levels: [1]}\nneighbour_turns: [30s, 2m]\n",
+			want: []string{"5: neighbour_turns: neighbour_turns without neighbour: true"},
+		},
+		{
 			// The fault test needs known faults, workers, a window and a bank.
 			name: "faults",
 			plan: "name: x\nimplementations: [string-only]\nworkloads: [string]\nload: {levels: [1]}\nfaults:\n  inject: [db-crash, meteor]\n  workers: -1\n  per_fault: 10ms\n",

@@ -64,6 +64,11 @@ type Rounds struct {
 	// arms are measured: a CPU and memory-bandwidth hog switched on and
 	// off at random (package neighbour), for testing the method.
 	Neighbour bool `yaml:"neighbour" json:"neighbour,omitempty"`
+	// NeighbourTurns bounds the time between two turns of the
+	// neighbour's drift, [min, max] (neighbour.DefaultMinPeriod and
+	// DefaultMaxPeriod, 5-20 s, when empty): longer turns drift more
+	// slowly, as a shared host's load does over minutes.
+	NeighbourTurns []Duration `yaml:"neighbour_turns" json:"neighbour_turns,omitempty"`
 }
 
 // Interleaved reports whether the plan's comparisons run in interleaved
@@ -168,6 +173,14 @@ func (p *Plan) validateRounds(add func(path []string, hint, format string, args 
 	}
 	if r.AA && len(p.Implementations) == 0 {
 		add([]string{"aa"}, "list an implementation", "aa needs an implementation to start twice")
+	}
+	if t := r.NeighbourTurns; len(t) > 0 {
+		switch {
+		case !r.Neighbour:
+			add([]string{"neighbour_turns"}, "add neighbour: true, or remove neighbour_turns", "neighbour_turns without neighbour: true has no neighbour to turn")
+		case len(t) != 2 || t[0] < Duration(time.Second) || t[1] < t[0] || t[1] > Duration(time.Hour):
+			add([]string{"neighbour_turns"}, "e.g. neighbour_turns: [30s, 2m]", "neighbour_turns must be [min, max] with 1s <= min <= max <= 1h, not %v", t)
+		}
 	}
 }
 
