@@ -16,7 +16,7 @@ import (
 var (
 	wrk2Flag   = flag.String("wrk2", "", "wrk2 `binary` (default: $WRK2, then wrk2 on PATH)")
 	openRates  = flag.String("open-rates", "1000,5000,10000,20000,40000", "rates of the open-model table (req/s)")
-	openTools  = flag.String("open-tools", "showdown,showdown-scenario,wrk2", "`tools` of the open-model table and the stall test (showdown-scenario: a one-step scenario file, the scenario engine)")
+	openTools  = flag.String("open-tools", "showdown,showdown-scenario,wrk2", "`tools` of the open-model table and the stall test (showdown-scenario: a one-step scenario file, the scenario engine; a -slackD suffix, showdown-slack1ms, adds --pace-slack D)")
 	wrk2Conns  = flag.Int("wrk2-c", 50, "connections of wrk2 in the open-model table and the stall test")
 	stallRate  = flag.Int("stall-rate", 2000, "open-model rate of the stall test (req/s)")
 	stallFor   = flag.Duration("stall", time.Second, "the stalling server stops answering for this `long`...")
@@ -70,11 +70,24 @@ steps:
 // the intended send time, and the generator's CPU from wait4.
 func openRun(t, addr, scenario string, r int, d time.Duration) (outcome, bool) {
 	url := "http://" + addr + "/"
-	switch t {
+	// showdown-slack1ms, showdown-scenario-slack1ms: the same with
+	// --pace-slack 1ms (wrk2's one wake a millisecond), or any duration.
+	base, slack := t, ""
+	if i := strings.Index(t, "-slack"); i > 0 && strings.HasPrefix(t, "showdown") {
+		base, slack = t[:i], t[i+len("-slack"):]
+		if _, err := time.ParseDuration(slack); err != nil {
+			fmt.Printf("%-18s skipped: %q after -slack is not a duration (showdown-slack1ms)\n", t, slack)
+			return outcome{}, false
+		}
+	}
+	switch base {
 	case "showdown", "showdown-scenario":
 		dir := filepath.Join(workdir, fmt.Sprintf("open-%s-%d-%d", t, r, time.Now().UnixNano()))
 		argv := []string{*showdown, "attack", "--rate", strconv.Itoa(r), "--duration", d.String(), "--out", dir}
-		if t == "showdown" {
+		if slack != "" {
+			argv = append(argv, "--pace-slack", slack)
+		}
+		if base == "showdown" {
 			argv = append(argv, url)
 		} else {
 			argv = append(argv, "--scenario", scenario, "--base-url", "http://"+addr)
@@ -87,7 +100,7 @@ func openRun(t, addr, scenario string, r int, d time.Duration) (outcome, bool) {
 		}
 		return runTool(t, []string{path, "-t1", "-c" + strconv.Itoa(*wrk2Conns), "-d" + wrkDuration(d), "-R" + strconv.Itoa(r), "--latency", url}, parseWrk2), true
 	}
-	fmt.Printf("%-18s skipped: unknown tool of the open-model table (showdown, showdown-scenario, wrk2)\n", t)
+	fmt.Printf("%-18s skipped: unknown tool of the open-model table (showdown, showdown-scenario, wrk2; showdown-slack1ms: with --pace-slack 1ms)\n", t)
 	return outcome{}, false
 }
 
