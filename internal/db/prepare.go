@@ -478,7 +478,7 @@ func Reset(ctx context.Context, workload string, s Servers) error {
 	}
 	if err := execFile(ctx, c, workload, "reset.sql", stmts); err != nil {
 		if n := openTransactions(c); n != "" {
-			return fmt.Errorf("%w\nhint: %s: the service left its transactions open (a connection back in its pool inside BEGIN .. COMMIT); the reset waited %s for their locks", err, n, ResetLockWait)
+			return fmt.Errorf("%w\nhint: %s: a service holds locks the reset needs (a transaction left open, a connection back in its pool inside BEGIN .. COMMIT, or a statement still running for a client that stopped reading); the reset waited %s for them", err, n, ResetLockWait)
 		}
 		return err
 	}
@@ -507,17 +507,21 @@ func lockWait(c conn, d time.Duration) string {
 }
 
 // openTransactions says how many other sessions sit inside a transaction
-// now, and for how long the oldest has; "" when none or unknown.
+// or run a statement now, in which states, and for how long the oldest
+// has; "" when none or unknown.
 func openTransactions(c conn) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	q := `SELECT count(*), coalesce(max(extract(epoch FROM now() - xact_start))::int, 0) FROM pg_stat_activity WHERE state IN ('idle in transaction', 'idle in transaction (aborted)') AND pid <> pg_backend_pid()`
+	q := `SELECT count(*), coalesce(max(extract(epoch FROM now() - coalesce(xact_start, query_start)))::int, 0), coalesce(string_agg(DISTINCT state, ', '), '') FROM pg_stat_activity WHERE state IS NOT NULL AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`
 	if _, isPG := c.(pgConn); !isPG {
 		q = `SELECT count(*), coalesce(max(timestampdiff(SECOND, trx_started, now())), 0) FROM information_schema.innodb_trx`
 	}
 	_, v, err := c.row(ctx, q)
 	if err != nil || len(v) < 2 || v[0] == "0" {
 		return ""
+	}
+	if len(v) > 2 && v[2] != "" {
+		return fmt.Sprintf("%s other session(s) busy (%s), the oldest for %s s", v[0], v[2], v[1])
 	}
 	return fmt.Sprintf("%s session(s) inside a transaction, the oldest for %s s", v[0], v[1])
 }

@@ -160,3 +160,53 @@ func OpenTransactions(ctx context.Context, workload string, s Servers) (int, err
 	}
 	return n, nil
 }
+
+// BusySessions describes the service login's sessions on the database of
+// workload that are not idle outside a transaction (running a statement,
+// or inside a transaction), "" when there are none: what a service must
+// not be frozen with, since a frozen client's session keeps its locks and
+// its statement's place in line until the client runs again.
+func BusySessions(ctx context.Context, workload string, s Servers) (string, error) {
+	var n int
+	var states string
+	var oldest float64
+	switch workloads.Database(workload) {
+	case "postgres":
+		if s.Postgres == nil {
+			return "", fmt.Errorf("workload %s needs PostgreSQL, which is not started", workload)
+		}
+		c, err := pgx.Connect(ctx, s.Postgres.adminURL(s.Postgres.Port(), dbName))
+		if err != nil {
+			return "", fmt.Errorf("PostgreSQL: busy sessions: %w", err)
+		}
+		defer c.Close(context.Background())
+		err = c.QueryRow(ctx, "SELECT count(*), coalesce(string_agg(DISTINCT state, ', '), ''), "+
+			"coalesce(max(extract(epoch FROM now() - coalesce(xact_start, query_start))), 0)::float8 "+
+			"FROM pg_stat_activity WHERE usename = $1 AND state IS NOT NULL AND state <> 'idle' AND pid <> pg_backend_pid()", dbUser).Scan(&n, &states, &oldest)
+		if err != nil {
+			return "", fmt.Errorf("PostgreSQL: busy sessions: %w", err)
+		}
+	case "mysql":
+		if s.MariaDB == nil {
+			return "", fmt.Errorf("workload %s needs MariaDB, which is not started", workload)
+		}
+		db, err := s.MariaDB.openAdmin(s.MariaDB.Port())
+		if err != nil {
+			return "", err
+		}
+		defer db.Close()
+		// Running a statement, or asleep inside an InnoDB transaction.
+		err = db.QueryRowContext(ctx, "SELECT count(*), coalesce(group_concat(DISTINCT IF(p.command = 'Sleep', 'idle in transaction', 'active')), ''), coalesce(max(p.time), 0) "+
+			"FROM information_schema.processlist p LEFT JOIN information_schema.innodb_trx t ON t.trx_mysql_thread_id = p.id "+
+			"WHERE p.user = ? AND p.id <> connection_id() AND (p.command <> 'Sleep' OR t.trx_id IS NOT NULL)", dbUser).Scan(&n, &states, &oldest)
+		if err != nil {
+			return "", fmt.Errorf("MariaDB: busy sessions: %w", err)
+		}
+	default:
+		return "", nil
+	}
+	if n == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("%d session(s) of the service's login busy (%s), the oldest for %.1f s", n, states, oldest), nil
+}

@@ -234,6 +234,13 @@ func (d *Databases) OpenTransactions(ctx context.Context, w string) (int, error)
 	return db.OpenTransactions(ctx, w, d.Servers)
 }
 
+// BusySessions describes the service login's sessions on the database
+// of workload w that run a statement or sit inside a transaction, ""
+// when none do (db.BusySessions).
+func (d *Databases) BusySessions(ctx context.Context, w string) (string, error) {
+	return db.BusySessions(ctx, w, d.Servers)
+}
+
 // Prepare creates the schema and loads the data of each workload in ws
 // that has a database, and returns the sku ids the sku workload knows (nil
 // without sku).
