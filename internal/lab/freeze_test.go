@@ -38,6 +38,15 @@ func TestAwaitQuiet(t *testing.T) {
 	x := &execution{rn: &Runner{}, rec: &results.Run{}, dbs: d, plan: &plan.Plan{Workloads: []plan.Workload{{Name: "string"}, {Name: "bank"}}}}
 	l := &live{x: x, im: plan.Implementation{Service: "go-stdlib"}}
 	defer func(d time.Duration) { quietMax = d }(quietMax)
+	// begin leaves the service's session inside a transaction, idle.
+	begin := func() {
+		t.Helper()
+		for _, q := range []string{"BEGIN", "SELECT 1"} {
+			if _, err := c.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 
 	// Idle outside a transaction: no wait, no word.
 	start := time.Now()
@@ -47,12 +56,7 @@ func TestAwaitQuiet(t *testing.T) {
 	}
 
 	// Inside a transaction that ends after 300 ms: waits for it, no word.
-	if _, err := c.Exec(ctx, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
-		t.Fatal(err)
-	}
+	begin()
 	quietMax = 5 * time.Second
 	done := make(chan error, 1)
 	go func() {
@@ -71,12 +75,7 @@ func TestAwaitQuiet(t *testing.T) {
 	}
 
 	// Still inside one at quietMax: frozen anyway, and said.
-	if _, err := c.Exec(ctx, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
-		t.Fatal(err)
-	}
+	begin()
 	quietMax = 200 * time.Millisecond
 	l.awaitQuiet()
 	if len(x.rec.Warnings) != 1 || !strings.Contains(x.rec.Warnings[0], "go-stdlib was frozen with its database sessions still busy") || !strings.Contains(x.rec.Warnings[0], "idle in transaction") {
