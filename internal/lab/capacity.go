@@ -381,9 +381,8 @@ func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate fl
 	row, _ := res.Row("")
 	pr.Seconds, pr.Achieved, pr.Samples = s.DurationSeconds, row.Throughput, row.Samples
 	if n := row.Samples + s.Dropped; n > 0 {
-		// A send the generator never started (dropped: every connection
-		// busy until the end) is a request the service did not answer.
-		pr.ErrorRate = float64(row.Errors+s.Dropped) / float64(n)
+		pr.Dropped = s.Dropped
+		pr.ErrorRate = float64(row.Errors+droppedFailed(s.Dropped, s.TargetRate, p.SLO.Tightest())) / float64(n)
 	}
 	pr.P50Ms, pr.P99Ms, pr.P999Ms = row.Latency.P50, row.Latency.P99, row.Latency.P999
 	pr.LatenessP99Ms = s.Lateness.P99
@@ -403,6 +402,23 @@ func (x *execution) probe(ctx context.Context, l *live, w plan.Workload, rate fl
 		return float64(svc.ValueAtQuantile(q)) / 1e6
 	})
 	return pr, short
+}
+
+// droppedFailed is how many of a probe's dropped sends count as failed.
+// A dropped send was due before the probe ended and still waited for one
+// of its connections then: the sends due in the last stretch are the
+// queue a service near its capacity holds at any moment, which the end
+// cuts off, and one that had waited less than the objective's tightest
+// limit may well have met it. The schedule ran at rate (arrivals a
+// second, in the units dropped counts), so the oldest of them had waited
+// about dropped/rate; those beyond rate × limit had waited past the
+// limit and count as failed, the rest do not. Without a rate (the closed
+// model) every dropped send counts.
+func droppedFailed(dropped int64, rate float64, limit time.Duration) int64 {
+	if rate <= 0 || limit <= 0 {
+		return dropped
+	}
+	return max(0, dropped-int64(rate*limit.Seconds()))
 }
 
 // judgeProbe decides whether pr meets slo. latency(q) is the probe's

@@ -352,3 +352,27 @@ func TestJudgeProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedFailed: a probe's dropped sends (still waiting for a
+// connection when it ended) count as failed only beyond the queue the
+// objective's tightest limit allows at the probe's rate; without a rate
+// all of them do.
+func TestDroppedFailed(t *testing.T) {
+	cases := []struct {
+		dropped int64
+		rate    float64
+		limit   time.Duration
+		want    int64
+	}{
+		{140, 47000, 10 * time.Millisecond, 0},   // 3 ms of arrivals: under 10 ms
+		{600, 47000, 10 * time.Millisecond, 130}, // 12.8 ms: the 130 oldest waited past it
+		{600, 0, 10 * time.Millisecond, 600},     // closed model: no rate
+		{5, 47000, 0, 5},                         // no latency limit
+		{0, 47000, 10 * time.Millisecond, 0},
+	}
+	for _, c := range cases {
+		if got := droppedFailed(c.dropped, c.rate, c.limit); got != c.want {
+			t.Errorf("droppedFailed(%d, %g, %s) = %d, want %d", c.dropped, c.rate, c.limit, got, c.want)
+		}
+	}
+}

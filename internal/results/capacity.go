@@ -189,11 +189,16 @@ type Probe struct {
 	Achieved float64 `json:"achieved"`
 	Seconds  float64 `json:"seconds"`
 	Samples  int64   `json:"samples"`
-	// ErrorRate is the share of requests that failed (0.001 is 0.1%).
+	// ErrorRate is the share of requests that failed (0.001 is 0.1%),
+	// counting the dropped sends that had waited past the objective's
+	// tightest limit when the probe ended.
 	ErrorRate float64 `json:"error_rate"`
-	P50Ms     float64 `json:"p50_ms"`
-	P99Ms     float64 `json:"p99_ms"`
-	P999Ms    float64 `json:"p999_ms"`
+	// Dropped counts the sends due before the probe ended that never
+	// started (every connection busy).
+	Dropped int64   `json:"dropped,omitempty"`
+	P50Ms   float64 `json:"p50_ms"`
+	P99Ms   float64 `json:"p99_ms"`
+	P999Ms  float64 `json:"p999_ms"`
 	// LatenessP99Ms is the generator's send lateness p99.
 	LatenessP99Ms float64 `json:"lateness_p99_ms"`
 	// ServiceCPU is the service's CPU (percent of one CPU) and
