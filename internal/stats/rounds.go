@@ -81,8 +81,7 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 	out := RoundRatio{}
 	for s := range min(len(a), len(b)) {
 		var d, pm []float64
-		n := min(len(a[s]), len(b[s]))
-		for r := range n {
+		for r := range min(len(a[s]), len(b[s])) {
 			if a[s][r] > 0 && b[s][r] > 0 {
 				d = append(d, math.Log(a[s][r]/b[s][r]))
 				if r%2 == 1 && a[s][r-1] > 0 && b[s][r-1] > 0 {
@@ -93,19 +92,13 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 		if len(d) == 0 {
 			continue
 		}
-		m := Mean(d)
-		for _, v := range d {
-			within += (v - m) * (v - m)
-		}
+		within += sumSquares(d)
 		withinDF += len(d) - 1
 		if len(pm) >= 2 {
-			mp := Mean(pm)
-			for _, v := range pm {
-				pairs += (v - mp) * (v - mp)
-			}
+			pairs += sumSquares(pm)
 			pairsDF += len(pm) - 1
 		}
-		means = append(means, m)
+		means = append(means, Mean(d))
 		out.Rounds += len(d)
 		out.Starts++
 	}
@@ -144,6 +137,15 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 	h := tQuantile975(out.DF) * se
 	out.Low, out.High = math.Exp(mu-h), math.Exp(mu+h)
 	return out
+}
+
+// sumSquares is the sum of the squared deviations of xs from their mean.
+func sumSquares(xs []float64) float64 {
+	m, ss := Mean(xs), 0.0
+	for _, v := range xs {
+		ss += (v - m) * (v - m)
+	}
+	return ss
 }
 
 // Need estimates how many starts, and rounds in each, would bring the
