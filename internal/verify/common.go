@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // commonStages checks what every service serves, whatever its workloads.
@@ -135,13 +136,21 @@ func routeLabelCheck(w, pattern string, req func() (request, error)) check {
 		if resp.none {
 			return fmt.Errorf("no response: %v", resp.err)
 		}
-		after, err := s.metrics(ctx)
-		if err != nil {
-			return err
-		}
+		// A server may count a request just after writing its response,
+		// so a scrape at once can race it: look again, boundedly.
 		match := map[string]string{"route": pattern}
-		if d := after.sum("http_requests_total", match) - before.sum("http_requests_total", match); d < 1 {
-			return fmt.Errorf(`http_requests_total{route=%q} did not rise after %s %s`, pattern, r.method, r.path)
+		var after series
+		for i := range 10 {
+			if after, err = s.metrics(ctx); err != nil {
+				return err
+			}
+			if after.sum("http_requests_total", match)-before.sum("http_requests_total", match) >= 1 {
+				break
+			}
+			if i == 9 {
+				return fmt.Errorf(`http_requests_total{route=%q} did not rise within 0.5 s after %s %s`, pattern, r.method, r.path)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 		if after.sum("http_request_duration_seconds_count", match) < 1 {
 			return fmt.Errorf(`no http_request_duration_seconds_count{route=%q}`, pattern)
