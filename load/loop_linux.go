@@ -133,12 +133,13 @@ type loop struct {
 	until        time.Time
 	inflight     int // open model: iterations in progress
 
-	// lazy (the open model, one step, no pauses): the loop sleeps on its
-	// timer alone (tep: an epoll instance that holds only efd) and reads
-	// the responses at its wakes, at most every pollEvery, as the tick
+	// lazy (the open model, one step, no pauses: lazyReads): the loop
+	// sleeps on its timer alone (tep: an epoll instance that holds only
+	// efd) and reads the responses at its wakes (poll), as the tick
 	// engine does: the kernel's receive timestamps keep their times, and
 	// a response costs no wake-up of its own. With several steps the next
-	// one is written as its predecessor's response arrives.
+	// one is written as its predecessor's response arrives. A lazy loop
+	// with a ticket due and no idle connection waits on its sockets.
 	lazy    bool
 	tep     int
 	tevents [1]unix.EpollEvent
@@ -224,10 +225,10 @@ func (r *run) openLoops(s *schedule, end time.Time, stop *atomic.Bool) []*loop {
 	}
 	n := max(min(runtime.GOMAXPROCS(0), r.a.maxInflight), 1)
 	loops := r.newLoops(n, stop)
-	pauses := hasPauses(r.sc)
+	lazy := lazyReads(r.sc, len(r.steps))
 	for i, l := range loops {
 		l.open, l.s, l.until = true, s, end
-		l.lazy = len(r.steps) == 1 && !pauses
+		l.lazy = lazy
 		l.next, l.stride = int64(i), int64(n)
 		l.maxConns = r.a.maxInflight / n
 		if i < r.a.maxInflight%n {
@@ -284,9 +285,6 @@ func (l *loop) run() {
 			return
 		}
 		now := time.Now()
-		if l.lazy {
-			l.poll(now, sending)
-		}
 		stopping := l.stop.Load()
 		for len(l.timers) > 0 && (stopping || !l.timers[0].wakeAt.After(now)) {
 			c := l.pop()
@@ -299,7 +297,18 @@ func (l *loop) run() {
 		blocked := false
 		if sending {
 			blocked = l.pace(now)
+			if blocked && l.lazy && l.busy > 0 {
+				// Responses may have freed connections since the last
+				// read: read them, and send what is due on them.
+				l.poll()
+				now = time.Now()
+				blocked = l.pace(now)
+			}
 			sending = now.Before(l.until) && !stopping
+		}
+		if l.lazy {
+			// After the sends, so no due request waits for the reads.
+			l.poll()
 		}
 		if l.busy > 0 && now.Sub(l.scanned) >= l.every {
 			l.scan(now)
@@ -326,16 +335,22 @@ func (l *loop) run() {
 			wake = maxTime(wake, l.lastSend.Add(r.a.paceSlack))
 			wait = min(wait, wake.Sub(now))
 		}
-		if !l.lazy {
+		if !l.lazy || blocked {
+			// A lazy loop with a ticket due and every connection busy
+			// waits on its sockets too: the first response frees a
+			// connection for it, where a read at the next poll would
+			// hold the ticket up to pollEvery in a queue of the
+			// generator's making (and count that as the service's).
 			l.handle(l.spinWait(max(wait, 0)))
 			continue
 		}
 		// Lazy: sleep on the timer alone, and look at the sockets every
-		// pollEvery while tickets wait for a connection or the last
-		// responses are awaited, every pollIdle otherwise.
+		// pollEvery while the last responses are awaited, every pollIdle
+		// while tickets are sent (a due ticket that finds no idle
+		// connection polls at once: poll).
 		if l.busy > 0 {
 			p := l.polled.Add(pollIdle)
-			if blocked || !sending {
+			if !sending {
 				p = l.polled.Add(pollEvery)
 			}
 			wait = min(wait, p.Sub(now))
@@ -371,18 +386,16 @@ func (l *loop) spinWait(d time.Duration) int {
 	return l.wait(d - spun)
 }
 
-// poll, in lazy mode, reads the responses that have arrived: every
-// pollEvery at most, or at once when a due ticket finds every connection
-// busy or the schedule is over.
-func (l *loop) poll(now time.Time, sending bool) {
+// poll, in lazy mode, reads the responses that have arrived: at every
+// wake of the loop (a due time, at most once per PaceSlack, or pollIdle
+// and pollEvery when none comes), after its sends, and before a due
+// ticket is left waiting for a connection. Each read finds a few
+// responses, never a burst that would hold the next sends up.
+func (l *loop) poll() {
 	if l.busy == 0 {
 		return
 	}
-	due := sending && len(l.idle) == 0 && l.next < l.s.total && !l.s.due(l.next).After(now)
-	if now.Sub(l.polled) < pollEvery && sending && !due {
-		return
-	}
-	l.polled = now
+	l.polled = time.Now()
 	for range 64 { // a full batch of events is followed by another, boundedly
 		n := l.wait(0)
 		l.handle(n)

@@ -251,3 +251,35 @@ func TestLoopRenewsUsers(t *testing.T) {
 		t.Errorf("%d arrivals had a user number already used", d)
 	}
 }
+
+// zeroPauser is a Pauser whose pauses are all zero, as the scenario
+// language's scenarios without think times are.
+type zeroPauser struct{ notTarget }
+
+func (zeroPauser) Pause(int) time.Duration { return 0 }
+
+// TestLazyReads: the open model's loops read lazily for a one-step
+// scenario without pauses, whether or not it is a Pauser (every scenario
+// of the scenario language is one, and being one once kept all of them
+// off the lazy reads), and wrapped by StatusChecked; not for a scenario
+// that pauses or has several steps.
+func TestLazyReads(t *testing.T) {
+	one := notTarget{&Target{URL: "http://127.0.0.1:1/"}}
+	cases := []struct {
+		name string
+		sc   Scenario
+		lazy bool
+	}{
+		{"one step", one, true},
+		{"a Pauser without pauses", zeroPauser{one}, true},
+		{"status-checked", StatusChecked(zeroPauser{one}), true},
+		{"a pause", pauseScenario{&stepScenario{}, time.Millisecond}, false},
+		{"status-checked with a pause", StatusChecked(pauseScenario{&stepScenario{}, time.Millisecond}), false},
+		{"two steps without pauses", pauseScenario{&stepScenario{}, 0}, false},
+	}
+	for _, c := range cases {
+		if got := lazyReads(c.sc, len(c.sc.Steps())); got != c.lazy {
+			t.Errorf("%s: lazy reads %v, want %v", c.name, got, c.lazy)
+		}
+	}
+}

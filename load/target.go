@@ -99,14 +99,30 @@ func (s statusChecked) Pause(step int) time.Duration {
 	return 0
 }
 
-// hasPauses reports whether sc may pause between steps (a Pauser, other
-// than StatusChecked's wrapping of a scenario that is none).
-func hasPauses(sc Scenario) bool {
-	if s, ok := sc.(statusChecked); ok {
-		return hasPauses(s.Scenario)
+// lazyReads reports whether the open model's loops may read sc's
+// responses lazily, at their wakes (loop_linux.go): one step, no pause.
+func lazyReads(sc Scenario, steps int) bool {
+	return steps == 1 && !hasPauses(sc, steps)
+}
+
+// hasPauses reports whether sc pauses after any of its steps (steps
+// of them): a Pauser whose Pause is above zero for one of them. A
+// Pauser's pause is a property of its step, so asking once per step
+// says whether any iteration will pause. The scenario language's
+// scenarios are all Pausers, with or without think times, so the type
+// alone says nothing (it once kept every scenario off the loop's lazy
+// reads).
+func hasPauses(sc Scenario, steps int) bool {
+	p, ok := sc.(Pauser)
+	if !ok {
+		return false
 	}
-	_, ok := sc.(Pauser)
-	return ok
+	for i := range steps {
+		if p.Pause(i) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 type statusCheckedUser struct{ User }
