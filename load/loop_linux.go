@@ -309,6 +309,12 @@ func (l *loop) run() {
 		if l.lazy {
 			// After the sends, so no due request waits for the reads.
 			l.poll()
+			if blocked && len(l.idle) > 0 {
+				// The reads freed connections for the tickets waiting:
+				// send them now (a blocked loop's wait would last until
+				// a response that is no longer coming).
+				continue
+			}
 		}
 		if l.busy > 0 && now.Sub(l.scanned) >= l.every {
 			l.scan(now)

@@ -283,3 +283,26 @@ func TestLazyReads(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyLoopKeepsSending: a lazy loop whose every connection is busy
+// when tickets come due reads its responses and sends on the connections
+// they free, however the reads fall. It once slept until the end of the
+// schedule when its last read of a pass freed every connection after
+// pace had found none: the probes of a capacity search lost up to a
+// second of arrivals, counted as dropped, with the service idle. One
+// connection at 5,000/s with a 1 ms slack makes a wait on a busy
+// connection at nearly every wake; the server answers within a fraction
+// of the interval, so nearly every ticket must be sent.
+func TestLazyLoopKeepsSending(t *testing.T) {
+	srv := helloServer(t)
+	for try := range 3 {
+		res, err := NewAttacker(MaxInflight(1), PaceSlack(time.Millisecond)).Attack(context.Background(), notTarget{&Target{URL: srv.URL}}, OpenModel{Rate: 5000, Duration: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.Dropped > 500 || s.Total.Samples < 4500 {
+			t.Fatalf("try %d: %d of 5000 sent, %d dropped; want nearly all sent", try+1, s.Total.Samples, s.Dropped)
+		}
+	}
+}
