@@ -125,88 +125,76 @@ func (s *server) signalAll(sig syscall.Signal) error {
 // holds its row locks until the pool closes it.
 func OpenTransactions(ctx context.Context, workload string, s Servers) (int, error) {
 	var n int
-	switch workloads.Database(workload) {
-	case "postgres":
-		if s.Postgres == nil {
-			return 0, fmt.Errorf("workload %s needs PostgreSQL, which is not started", workload)
-		}
-		c, err := pgx.Connect(ctx, s.Postgres.adminURL(s.Postgres.Port(), dbName))
-		if err != nil {
-			return 0, fmt.Errorf("PostgreSQL: open transactions: %w", err)
-		}
-		defer c.Close(context.Background())
-		err = c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 "+
-			"AND state IN ('idle in transaction', 'idle in transaction (aborted)')", dbUser).Scan(&n)
-		if err != nil {
-			return 0, fmt.Errorf("PostgreSQL: open transactions: %w", err)
-		}
-	case "mysql":
-		if s.MariaDB == nil {
-			return 0, fmt.Errorf("workload %s needs MariaDB, which is not started", workload)
-		}
-		db, err := s.MariaDB.openAdmin(s.MariaDB.Port())
-		if err != nil {
-			return 0, err
-		}
-		defer db.Close()
-		err = db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.innodb_trx t "+
+	err := adminRow(ctx, workload, s, "open transactions",
+		"SELECT count(*) FROM pg_stat_activity WHERE usename = $1 "+
+			"AND state IN ('idle in transaction', 'idle in transaction (aborted)')",
+		"SELECT count(*) FROM information_schema.innodb_trx t "+
 			"JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id "+
-			"WHERE p.user = ? AND p.command = 'Sleep'", dbUser).Scan(&n)
-		if err != nil {
-			return 0, fmt.Errorf("MariaDB: open transactions: %w", err)
-		}
-	default:
-		return 0, fmt.Errorf("workload %q has no database", workload)
-	}
-	return n, nil
+			"WHERE p.user = ? AND p.command = 'Sleep'",
+		&n)
+	return n, err
 }
 
 // BusySessions describes the service login's sessions on the database of
 // workload that are not idle outside a transaction (running a statement,
 // or inside a transaction), "" when there are none: what a service must
 // not be frozen with, since a frozen client's session keeps its locks and
-// its statement's place in line until the client runs again.
+// its statement's place in line until the client runs again. A workload
+// without a database has none.
 func BusySessions(ctx context.Context, workload string, s Servers) (string, error) {
+	if workloads.Database(workload) == "" {
+		return "", nil
+	}
 	var n int
 	var states string
 	var oldest float64
+	err := adminRow(ctx, workload, s, "busy sessions",
+		"SELECT count(*), coalesce(string_agg(DISTINCT state, ', '), ''), "+
+			"coalesce(max(extract(epoch FROM now() - coalesce(xact_start, query_start))), 0)::float8 "+
+			"FROM pg_stat_activity WHERE usename = $1 AND state IS NOT NULL AND state <> 'idle' AND pid <> pg_backend_pid()",
+		// Running a statement, or asleep inside an InnoDB transaction.
+		"SELECT count(*), coalesce(group_concat(DISTINCT IF(p.command = 'Sleep', 'idle in transaction', 'active')), ''), coalesce(max(p.time), 0) "+
+			"FROM information_schema.processlist p LEFT JOIN information_schema.innodb_trx t ON t.trx_mysql_thread_id = p.id "+
+			"WHERE p.user = ? AND p.id <> connection_id() AND (p.command <> 'Sleep' OR t.trx_id IS NOT NULL)",
+		&n, &states, &oldest)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("%d session(s) of the service's login busy (%s), the oldest for %.1f s", n, states, oldest), nil
+}
+
+// adminRow runs one query about the service's login (its one parameter)
+// as the administrator on the database of workload, in PostgreSQL's or
+// MariaDB's form as the workload's database is, and scans its row into
+// dest; what names the query in errors.
+func adminRow(ctx context.Context, workload string, s Servers, what, postgres, mariadb string, dest ...any) error {
 	switch workloads.Database(workload) {
 	case "postgres":
 		if s.Postgres == nil {
-			return "", fmt.Errorf("workload %s needs PostgreSQL, which is not started", workload)
+			return fmt.Errorf("workload %s needs PostgreSQL, which is not started", workload)
 		}
 		c, err := pgx.Connect(ctx, s.Postgres.adminURL(s.Postgres.Port(), dbName))
 		if err != nil {
-			return "", fmt.Errorf("PostgreSQL: busy sessions: %w", err)
+			return fmt.Errorf("PostgreSQL: %s: %w", what, err)
 		}
 		defer c.Close(context.Background())
-		err = c.QueryRow(ctx, "SELECT count(*), coalesce(string_agg(DISTINCT state, ', '), ''), "+
-			"coalesce(max(extract(epoch FROM now() - coalesce(xact_start, query_start))), 0)::float8 "+
-			"FROM pg_stat_activity WHERE usename = $1 AND state IS NOT NULL AND state <> 'idle' AND pid <> pg_backend_pid()", dbUser).Scan(&n, &states, &oldest)
-		if err != nil {
-			return "", fmt.Errorf("PostgreSQL: busy sessions: %w", err)
+		if err := c.QueryRow(ctx, postgres, dbUser).Scan(dest...); err != nil {
+			return fmt.Errorf("PostgreSQL: %s: %w", what, err)
 		}
 	case "mysql":
 		if s.MariaDB == nil {
-			return "", fmt.Errorf("workload %s needs MariaDB, which is not started", workload)
+			return fmt.Errorf("workload %s needs MariaDB, which is not started", workload)
 		}
 		db, err := s.MariaDB.openAdmin(s.MariaDB.Port())
 		if err != nil {
-			return "", err
+			return err
 		}
 		defer db.Close()
-		// Running a statement, or asleep inside an InnoDB transaction.
-		err = db.QueryRowContext(ctx, "SELECT count(*), coalesce(group_concat(DISTINCT IF(p.command = 'Sleep', 'idle in transaction', 'active')), ''), coalesce(max(p.time), 0) "+
-			"FROM information_schema.processlist p LEFT JOIN information_schema.innodb_trx t ON t.trx_mysql_thread_id = p.id "+
-			"WHERE p.user = ? AND p.id <> connection_id() AND (p.command <> 'Sleep' OR t.trx_id IS NOT NULL)", dbUser).Scan(&n, &states, &oldest)
-		if err != nil {
-			return "", fmt.Errorf("MariaDB: busy sessions: %w", err)
+		if err := db.QueryRowContext(ctx, mariadb, dbUser).Scan(dest...); err != nil {
+			return fmt.Errorf("MariaDB: %s: %w", what, err)
 		}
 	default:
-		return "", nil
+		return fmt.Errorf("workload %q has no database", workload)
 	}
-	if n == 0 {
-		return "", nil
-	}
-	return fmt.Sprintf("%d session(s) of the service's login busy (%s), the oldest for %.1f s", n, states, oldest), nil
+	return nil
 }
