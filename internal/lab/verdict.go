@@ -136,7 +136,7 @@ func judgeWith(c *results.Comparison, precision float64, twin string) *results.V
 	pair := func(better, worse string, num, den figures) results.PairRatio {
 		r := stats.RoundRatioCI95(num, den)
 		pr := results.PairRatio{Better: better, Worse: worse, Ratio: r.Ratio, Low: r.Low, High: r.High,
-			HalfWidth: r.HalfWidth(), Starts: r.Starts, Rounds: r.Rounds, BetweenSD: r.BetweenSD, WithinSD: r.WithinSD, RoundSD: r.RoundSD,
+			HalfWidth: r.HalfWidth(), Starts: r.Starts, Rounds: r.Rounds, BetweenSD: r.BetweenSD, WithinSD: r.WithinSD, RoundSD: r.RoundSD, PairedSD: r.Paired,
 			Significant: r.Significant(), OneStart: r.Within}
 		if math.IsNaN(pr.HalfWidth) {
 			pr.HalfWidth = 0

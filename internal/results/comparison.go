@@ -124,6 +124,10 @@ type PairRatio struct {
 	// RoundSD is the per-round log ratio's own spread within a start,
 	// before the mirrored pairs cancel what drifted between a round's arms.
 	RoundSD float64 `json:"round_sd,omitempty"`
+	// PairedSD reports that WithinSD comes from the mirrored pairs (a
+	// start with two complete pairs or more); without it WithinSD is
+	// RoundSD.
+	PairedSD bool `json:"paired_sd,omitempty"`
 	// Significant is whether the interval excludes 1.
 	Significant bool `json:"significant"`
 	// OneStart reports an interval from one start's rounds alone: the
