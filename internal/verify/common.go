@@ -102,15 +102,15 @@ func checkMetricsMove(ctx context.Context, s *session) error {
 			return fmt.Errorf("GET %s: want 404", probe)
 		}
 	}
-	after, err := s.metrics(ctx)
-	if err != nil {
-		return err
-	}
 	unmatched := func(ss series) float64 {
 		return ss.sum("http_requests_total", map[string]string{"route": "unmatched", "status": "404"})
 	}
-	if d := unmatched(after) - unmatched(before); d < 2 {
-		return fmt.Errorf(`http_requests_total{route="unmatched",status="404"} rose by %v after two requests to an unknown path, want 2 or more`, d)
+	after, ok, err := s.metricsUntil(ctx, func(after series) bool { return unmatched(after)-unmatched(before) >= 2 })
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf(`http_requests_total{route="unmatched",status="404"} rose by %v within 0.5 s after two requests to an unknown path, want 2 or more`, unmatched(after)-unmatched(before))
 	}
 	for _, x := range after.named("http_requests_total") {
 		if strings.Contains(x.labels["route"], "verify-unmatched-probe") {
@@ -136,21 +136,15 @@ func routeLabelCheck(w, pattern string, req func() (request, error)) check {
 		if resp.none {
 			return fmt.Errorf("no response: %v", resp.err)
 		}
-		// A server may count a request just after writing its response,
-		// so a scrape at once can race it: look again, boundedly.
 		match := map[string]string{"route": pattern}
-		var after series
-		for i := range 10 {
-			if after, err = s.metrics(ctx); err != nil {
-				return err
-			}
-			if after.sum("http_requests_total", match)-before.sum("http_requests_total", match) >= 1 {
-				break
-			}
-			if i == 9 {
-				return fmt.Errorf(`http_requests_total{route=%q} did not rise within 0.5 s after %s %s`, pattern, r.method, r.path)
-			}
-			time.Sleep(50 * time.Millisecond)
+		after, ok, err := s.metricsUntil(ctx, func(after series) bool {
+			return after.sum("http_requests_total", match)-before.sum("http_requests_total", match) >= 1
+		})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf(`http_requests_total{route=%q} did not rise within 0.5 s after %s %s`, pattern, r.method, r.path)
 		}
 		if after.sum("http_request_duration_seconds_count", match) < 1 {
 			return fmt.Errorf(`no http_request_duration_seconds_count{route=%q}`, pattern)
@@ -162,6 +156,25 @@ func routeLabelCheck(w, pattern string, req func() (request, error)) check {
 		}
 		return nil
 	}}
+}
+
+// metricsUntil scrapes /metrics until rose holds of it, up to 10 times
+// 50 ms apart: a server may count a request just after writing its
+// response (java-helidon does), so a scrape at once can race it. ok is
+// false when rose never held; after is then the last scrape.
+func (s *session) metricsUntil(ctx context.Context, rose func(series) bool) (after series, ok bool, err error) {
+	for i := range 10 {
+		if i > 0 {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if after, err = s.metrics(ctx); err != nil {
+			return nil, false, err
+		}
+		if rose(after) {
+			return after, true, nil
+		}
+	}
+	return after, false, nil
 }
 
 func (s *session) metrics(ctx context.Context) (series, error) {
