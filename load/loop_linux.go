@@ -368,6 +368,16 @@ func (l *loop) run() {
 	}
 }
 
+// threadCPU is the calling thread's CPU time (the loop's: it is locked
+// to its thread).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
 // spinWait waits up to d for events like wait, first spinning up to
 // the Spin setting while responses are awaited, in the closed model (see
 // Spin for why): in the open
@@ -377,19 +387,22 @@ func (l *loop) spinWait(d time.Duration) int {
 	if l.busy == 0 || d <= 0 || l.open || l.r.a.spin == 0 {
 		return l.wait(d)
 	}
-	start := time.Now()
+	// The spin counted is the thread's CPU time over it, not the time
+	// that passed: on a busy machine the thread may be off its CPU in
+	// the middle of a spin, and counting that would leave the guards'
+	// busy CPU (CPU minus spin) near zero.
+	start, cpu0 := time.Now(), threadCPU()
 	for range 1000 {
 		if n := l.wait(0); n > 0 {
-			l.r.rec.spin.Add(int64(time.Since(start)))
+			l.r.rec.spin.Add(int64(threadCPU() - cpu0))
 			return n
 		}
 		if time.Since(start) >= min(l.r.a.spin, d) {
 			break
 		}
 	}
-	spun := time.Since(start)
-	l.r.rec.spin.Add(int64(spun))
-	return l.wait(d - spun)
+	l.r.rec.spin.Add(int64(threadCPU() - cpu0))
+	return l.wait(d - time.Since(start))
 }
 
 // poll, in lazy mode, reads the responses that have arrived: at every
