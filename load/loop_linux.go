@@ -297,13 +297,6 @@ func (l *loop) run() {
 		blocked := false
 		if sending {
 			blocked = l.pace(now)
-			if blocked && l.lazy && l.busy > 0 {
-				// Responses may have freed connections since the last
-				// read: read them, and send what is due on them.
-				l.poll()
-				now = time.Now()
-				blocked = l.pace(now)
-			}
 			sending = now.Before(l.until) && !stopping
 		}
 		if l.lazy {
@@ -311,8 +304,8 @@ func (l *loop) run() {
 			l.poll()
 			if blocked && len(l.idle) > 0 {
 				// The reads freed connections for the tickets waiting:
-				// send them now (a blocked loop's wait would last until
-				// a response that is no longer coming).
+				// send them now, on the next pass (a blocked loop's wait
+				// would last until a response that is no longer coming).
 				continue
 			}
 		}
