@@ -8,9 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestEnginesAgree runs the same attacks on every engine (see engines)
@@ -129,6 +132,32 @@ func TestKernelTimestamp(t *testing.T) {
 	// Wall clocks, so allow a little slack.
 	if ts.Before(before.Add(-time.Second)) || ts.After(after.Add(time.Second)) {
 		t.Errorf("kernel timestamp %v not between %v and %v", ts, before, after)
+	}
+}
+
+// TestHistView: the encoder's view of a histogram's counts and ratio is
+// Export's, without the copy (a dependency whose layout changed fails
+// here, where the encoder would quietly fall back to copying).
+func TestHistView(t *testing.T) {
+	if !histFields.ok {
+		t.Fatal("hdrhistogram.Histogram has no counts []int64 and conversionRatio float64 fields: histView copies")
+	}
+	h := hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: histLowest, HighestTrackableValue: histHighest,
+		SignificantFigures: histDigits, IntegerToDoubleConversionRatio: 0.25})
+	for _, v := range []int64{1000, 1000, 5e6, 7e9, 3e12} {
+		h.RecordValue(v)
+	}
+	counts, ratio := histView(h)
+	want := h.Export()
+	if !slices.Equal(counts, want.Counts) || ratio != want.IntegerToDoubleConversionRatio {
+		t.Fatalf("view: %d counts, ratio %v; Export: %d, %v", len(counts), ratio, len(want.Counts), want.IntegerToDoubleConversionRatio)
+	}
+	back, err := DecodeHistogram(encodeHist(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Equals(h) || back.Export().IntegerToDoubleConversionRatio != 0.25 {
+		t.Errorf("decoded: count %d, ratio %v; want %d, 0.25", back.TotalCount(), back.Export().IntegerToDoubleConversionRatio, h.TotalCount())
 	}
 }
 
