@@ -23,6 +23,7 @@ type Attacker struct {
 	limits        Limits
 	paceSlack     time.Duration
 	spin          time.Duration
+	coalesce      time.Duration
 
 	// noTick disables the tick and loop engines (tests compare them with
 	// the goroutine engine).
@@ -42,6 +43,7 @@ func NewAttacker(opts ...Option) *Attacker {
 		lateAfter:   DefaultLateAfter,
 		paceSlack:   DefaultPaceSlack,
 		spin:        DefaultSpin,
+		coalesce:    DefaultCoalesce,
 		dialBackoff: 100 * time.Millisecond,
 	}
 	for _, o := range opts {
@@ -71,6 +73,9 @@ func (a *Attacker) Attack(ctx context.Context, sc Scenario, m Model) (*Result, e
 	}
 	if a.spin < 0 {
 		return nil, errors.New("spin: must not be negative")
+	}
+	if a.coalesce < 0 {
+		return nil, errors.New("coalesce: must not be negative")
 	}
 	if errs := a.limits.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -144,6 +144,10 @@ type loop struct {
 	tep     int
 	tevents [1]unix.EpollEvent
 	polled  time.Time
+
+	// lat is the closed model's recent response time (a moving average
+	// over about 16 responses): what Coalesce sleeps a share of.
+	lat time.Duration
 }
 
 // newLoops returns n loops with their epoll instances, or nil when the
@@ -334,6 +338,17 @@ func (l *loop) run() {
 			wake = maxTime(wake, l.lastSend.Add(r.a.paceSlack))
 			wait = min(wait, wake.Sub(now))
 		}
+		if x := l.coalesceFor(wait); x > 0 {
+			// Closed, many responses awaited: sleep on the timer alone
+			// and read what arrived in one batch (Coalesce).
+			coalescedWaits.Add(1)
+			if l.waiter.wait(l.tep, l.tevents[:], x) > 0 {
+				var b [8]byte
+				rawRead(l.efd, b[:])
+			}
+			l.handle(l.wait(0))
+			continue
+		}
 		if !l.lazy || blocked {
 			// A lazy loop with a ticket due and every connection busy
 			// waits on its sockets too: the first response frees a
@@ -359,6 +374,27 @@ func (l *loop) run() {
 			rawRead(l.efd, b[:])
 		}
 	}
+}
+
+// coalescedWaits counts the closed model's sleeps on the timer alone
+// (Coalesce), for the tests.
+var coalescedWaits atomic.Int64
+
+// coalesceFor is how long the closed model's loop sleeps on its timer
+// alone before it reads what arrived (Coalesce), at most wait; 0: it
+// waits on its sockets (spinWait). The sleep is at most a tenth of the
+// recent response time, so a response waits on average at most a
+// twentieth of it for its read, and only taken while it should gather
+// two responses or more (busy × x ≥ 2 × lat).
+func (l *loop) coalesceFor(wait time.Duration) time.Duration {
+	if l.open || l.r.a.coalesce <= 0 || l.busy < 2 || l.lat <= 0 || wait <= 0 {
+		return 0
+	}
+	x := min(l.r.a.coalesce, l.lat/10)
+	if x*time.Duration(l.busy) < 2*l.lat {
+		return 0
+	}
+	return min(x, wait)
 }
 
 // threadCPU is the calling thread's CPU time (the loop's: it is locked
@@ -794,6 +830,9 @@ func (l *loop) finish(c *lconn, done time.Time, status int, reason string, close
 	r := l.r
 	svc := done.Sub(c.sent)
 	lat := svc
+	if reason == "" && !l.open {
+		l.lat += (svc - l.lat) / 16
+	}
 	if l.open && c.step == 0 {
 		lat = done.Sub(c.due)
 	}

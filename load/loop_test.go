@@ -306,3 +306,65 @@ func TestLazyLoopKeepsSending(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalesceFor: the closed model's loop sleeps on its timer alone
+// for at most Coalesce and a tenth of the response time, only while two
+// responses or more are expected in the sleep, never in the open model.
+func TestCoalesceFor(t *testing.T) {
+	us := time.Microsecond
+	for _, c := range []struct {
+		name          string
+		open          bool
+		coalesce, lat time.Duration
+		busy          int
+		wait, want    time.Duration
+	}{
+		{"saturated server, 50 users: the setting", false, 50 * us, 600 * us, 50, time.Second, 50 * us},
+		{"a tenth of the response time", false, 50 * us, 300 * us, 50, time.Second, 30 * us},
+		{"at most the wait", false, 50 * us, 600 * us, 50, 10 * us, 10 * us},
+		{"under two responses expected", false, 50 * us, 2 * time.Millisecond, 50, time.Second, 0},
+		{"few users", false, 50 * us, 200 * us, 10, time.Second, 0},
+		{"one busy connection", false, 50 * us, 600 * us, 1, time.Second, 0},
+		{"no response time yet", false, 50 * us, 0, 50, time.Second, 0},
+		{"Coalesce(0)", false, 0, 600 * us, 50, time.Second, 0},
+		{"open model", true, 50 * us, 600 * us, 50, time.Second, 0},
+		{"nothing to wait for", false, 50 * us, 600 * us, 50, 0, 0},
+	} {
+		l := &loop{r: &run{a: &Attacker{coalesce: c.coalesce}}, open: c.open, lat: c.lat, busy: c.busy}
+		if got := l.coalesceFor(c.wait); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLoopCoalesces: 50 users keep at least 20 responses awaited, so
+// with Coalesce(1ms) the loop sleeps on its timer (a tenth of the
+// response time) and every request is still answered; Coalesce(0) never
+// does; a negative Coalesce is refused.
+func TestLoopCoalesces(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the loop engine runs on Linux")
+	}
+	if _, err := NewAttacker(Coalesce(-time.Microsecond)).Attack(context.Background(), &Target{URL: "http://127.0.0.1:1/"}, ClosedModel{Users: 1, Duration: time.Second}); err == nil {
+		t.Error("a negative Coalesce was accepted")
+	}
+	srv := helloServer(t)
+	for _, c := range []struct {
+		d    time.Duration
+		want bool
+	}{{time.Millisecond, true}, {0, false}} {
+		before := coalescedWaits.Load()
+		res, err := NewAttacker(Coalesce(c.d)).Attack(context.Background(), &Target{URL: srv.URL}, ClosedModel{Users: 50, Duration: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, n := res.Summary, coalescedWaits.Load()-before
+		t.Logf("Coalesce(%v): %d samples, %d errors, %d sleeps on the timer, p50 %.3f ms", c.d, s.Total.Samples, s.Total.Errors, n, s.Total.Latency.P50)
+		if s.Total.Samples < 500 || s.Total.Errors > 0 {
+			t.Errorf("Coalesce(%v): %d samples, %d errors; want at least 500, none failed", c.d, s.Total.Samples, s.Total.Errors)
+		}
+		if (n > 0) != c.want {
+			t.Errorf("Coalesce(%v): %d sleeps on the timer; want some: %v", c.d, n, c.want)
+		}
+	}
+}

@@ -125,11 +125,14 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 	if f.spin < 0 {
 		errs = append(errs, errors.New("--spin: must not be negative (0: sleep at once)"))
 	}
+	if f.coalesce < 0 {
+		errs = append(errs, errors.New("--coalesce: must not be negative (0: never sleep on the timer alone)"))
+	}
 	w, err := load.ParseWarmup(f.warmup)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--%w", err))
 	}
-	p.opts = append(p.opts, load.Timeout(f.timeout), load.MaxInflight(f.maxInflight), load.WithWarmup(w), load.PaceSlack(f.paceSlack), load.Spin(f.spin))
+	p.opts = append(p.opts, load.Timeout(f.timeout), load.MaxInflight(f.maxInflight), load.WithWarmup(w), load.PaceSlack(f.paceSlack), load.Spin(f.spin), load.Coalesce(f.coalesce))
 	lim := load.Limits{MaxBody: int64(f.maxBody), MaxHeaderBytes: int(f.maxHeaderSize), MaxHeaders: f.maxHeaders}
 	if f.maxBody <= 0 || f.maxHeaderSize <= 0 || f.maxHeaders <= 0 {
 		errs = append(errs, errors.New("--max-body, --max-header-bytes and --max-headers: must be > 0"))
