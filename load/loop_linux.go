@@ -622,7 +622,7 @@ func (l *loop) dial(c *lconn) error {
 	// must not reach the connection that got its number: the generation
 	// tells them apart.
 	c.gen++
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: int32(fd), Pad: c.gen}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(fd), Pad: c.gen}
 	if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		syscall.Close(fd)
 		return &net.OpError{Op: "dial", Net: "tcp", Err: err}
@@ -650,7 +650,7 @@ func (l *loop) interest(c *lconn) {
 	if want == c.wantOut || c.fd < 0 {
 		return
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd), Pad: c.gen}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(c.fd), Pad: c.gen}
 	if want {
 		ev.Events |= unix.EPOLLOUT
 	}
@@ -700,17 +700,24 @@ func (l *loop) event(c *lconn, ev uint32) {
 		l.write(c)
 		return
 	}
-	if c.wrote < len(c.wbuf) {
+	writing := c.wrote < len(c.wbuf)
+	if writing {
 		l.write(c)
 	}
-	if c.busy && c.fd >= 0 && c.wrote == len(c.wbuf) && ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+	// Edge-triggered: bytes that came while the request was still being
+	// written were reported then, so a write that ends here reads too.
+	if c.busy && c.fd >= 0 && c.wrote == len(c.wbuf) && (writing || ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0) {
 		l.read(c)
 	}
 }
 
 // read reads what has arrived on c; a read that fills the buffer is
-// followed by another, any other waits for the next event (epoll is
-// level-triggered), so a response in one segment costs one read.
+// followed by another, any other waits for the next event, so a response
+// in one segment costs one read. The sockets are edge-triggered: a
+// read shorter than the buffer has emptied the socket, and bytes that
+// come after it are a new edge, so the wait never looks at a socket
+// again only to find it empty (a level-triggered one is polled once
+// more after every event).
 func (l *loop) read(c *lconn) {
 	for {
 		n, oobn, err := l.msg.recvmsg(c.fd, l.rbuf, l.oob)
