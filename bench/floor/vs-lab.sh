@@ -4,13 +4,15 @@
 # workloads/string/scenario.yaml` (the lab's scenario engine, closed model,
 # 50 users) against rust-axum, the fastest stack, on `string`, in
 # rounds, each in a fresh rotation of the clients: the floor, showdown as
-# the lab runs it, and showdown with `--spin 0` (it sleeps as soon as it
-# waits, as the floor does: load.Spin). Per round:
+# the lab runs it (it sleeps on its timer and reads responses in batches:
+# load.Coalesce), showdown with `--coalesce 0` (it spins up to 20 µs,
+# then sleeps on its sockets: load.Spin) and with `--coalesce 0 --spin 0`
+# (it sleeps on its sockets at once, as the floor does). Per round:
 # each client's CPU per request (user + system of its process over the
 # round, start-up included) and the server's (from /proc/PID/stat over the
-# round). Prints the ratios showdown / floor and showdown / server with a
-# 95% interval over the rounds (t over the per-round log ratios), for both
-# showdown arms.
+# round). Prints the ratios showdown / floor (CPU per request and
+# throughput) and showdown / server with a 95% interval over the rounds
+# (t over the per-round log ratios), for each showdown arm.
 # Needs rust-axum built (showdown verify --service rust-axum builds it).
 # Environment: ROUNDS (8), SECS (3), SERVER_CPU (0), GEN_CPU (1), PORT (18080).
 set -euo pipefail
@@ -41,18 +43,21 @@ one() { # tool round
 		taskset -c "${GEN_CPU:-1}" "$work/floor" -c 50 -d "$secs" -b '{"s":"hello"}' "http://127.0.0.1:$port/uppercase" >"$work/out"
 		n=$(sed -n 's/^requests \([0-9]*\) .*/\1/p' "$work/out")
 	else
-		local spin=20us
-		[ "$1" = showdown-spin0 ] && spin=0
+		local wait=()
+		case "$1" in
+		showdown-coalesce0) wait=(--coalesce 0) ;;
+		showdown-spin0) wait=(--coalesce 0 --spin 0) ;;
+		esac
 		rm -rf "$work/sum"
-		taskset -c "${GEN_CPU:-1}" bin/showdown attack --scenario workloads/string/scenario.yaml --base-url "http://127.0.0.1:$port" --users 50 --duration "${secs}s" --spin "$spin" --out "$work/sum" >"$work/out" 2>&1
+		taskset -c "${GEN_CPU:-1}" bin/showdown attack --scenario workloads/string/scenario.yaml --base-url "http://127.0.0.1:$port" --users 50 --duration "${secs}s" "${wait[@]}" --out "$work/sum" >"$work/out" 2>&1
 		n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["samples"])' "$work/sum/summary.json")
 	fi
 	childcpu; c1=$(cat "$work/cpu"); s1=$(srvcpu)
 	echo "$2 $1 $n $(echo "$c1 - $c0" | bc -l) $(echo "$s1 - $s0" | bc -l)" >>"$work/rows"
 }
-tools=(floor showdown showdown-spin0)
+tools=(floor showdown showdown-coalesce0 showdown-spin0)
 for r in $(seq 1 "${ROUNDS:-8}"); do
-	for i in 0 1 2; do one "${tools[$(((r + i) % 3))]}" "$r"; done
+	for i in 0 1 2 3; do one "${tools[$(((r + i) % 4))]}" "$r"; done
 done
 python3 - "$work/rows" <<'PY'
 import math, sys, statistics as st
@@ -61,9 +66,9 @@ for line in open(sys.argv[1]):
     r, tool, n, c, s = line.split()
     rows.setdefault(int(r), {})[tool] = (int(n), float(c), float(s))
 t975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
-arms = ["showdown", "showdown-spin0"]
+arms = ["showdown", "showdown-coalesce0", "showdown-spin0"]
 print("round  floor requests  µs/req  server µs/req | " + " | ".join("%s requests  µs/req  server µs/req" % a for a in arms))
-gf = {a: [] for a in arms}; gs = {a: [] for a in arms}
+gf = {a: [] for a in arms}; gs = {a: [] for a in arms}; gt = {a: [] for a in arms}
 for r in sorted(rows):
     f = rows[r]["floor"]
     fu, fs = f[1] / f[0] * 1e6, f[2] / f[0] * 1e6
@@ -72,7 +77,7 @@ for r in sorted(rows):
         s = rows[r][a]
         su, ss = s[1] / s[0] * 1e6, s[2] / s[0] * 1e6
         line += " | %*d  %6.2f  %13.2f" % (len(a) + 9, s[0], su, ss)
-        gf[a].append(math.log(su / fu)); gs[a].append(math.log(su / ss))
+        gf[a].append(math.log(su / fu)); gs[a].append(math.log(su / ss)); gt[a].append(math.log(s[0] / f[0]))
     print(line)
 def ci(d, name):
     m = st.mean(d); h = t975[len(d) - 1] * st.stdev(d) / math.sqrt(len(d))
@@ -80,4 +85,5 @@ def ci(d, name):
 for a in arms:
     ci(gf[a], "%s / floor, generator CPU per request" % a)
     ci(gs[a], "%s / rust-axum's own CPU per request (under it)" % a)
+    ci(gt[a], "%s / floor, requests (throughput)" % a)
 PY

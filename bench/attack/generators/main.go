@@ -48,6 +48,7 @@ type outcome struct {
 	rps      float64
 	cpu      time.Duration // user+sys of the generator
 	rssMB    float64
+	switches int64  // context switches of the generator (voluntary and not): its wake-ups, mostly
 	late     string // late/dropped note, when the tool reports it
 	err      error
 	// Open-model latency figures, ms (lateness: showdown only).
@@ -348,6 +349,7 @@ func runToolEnv(name string, argv []string, parse func(string, *outcome), env []
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		o.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		o.rssMB = float64(ru.Maxrss) / 1024
+		o.switches = ru.Nvcsw + ru.Nivcsw
 	}
 	if err != nil {
 		o.err = fmt.Errorf("%v: %s", err, tail(string(out)))

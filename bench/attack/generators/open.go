@@ -107,9 +107,12 @@ func openRun(t, addr, scenario string, r int, d time.Duration) (outcome, bool) {
 // openTable is the open-model table for both engines beside wrk2:
 // at each rate, p50 latency from the intended send time minus the
 // service time p50, the send lateness, CPU per request and its ratio to
-// wrk2's.
+// wrk2's, and the generator's context switches per request (its
+// wake-ups, mostly: on a virtual machine each costs tens of µs, and a
+// precise pacer needs one per send once sends are further apart than its
+// slack).
 func openTable(addr string) {
-	fmt.Printf("\n## Open model, %s per rate, no warm-up: p50 latency (from the intended send time) minus the service time p50, send lateness, generator CPU per request (user+sys, wait4) and its ratio to wrk2's (wrk2 -t1 -c%d -R rate)\n", *duration, *wrk2Conns)
+	fmt.Printf("\n## Open model, %s per rate, no warm-up: p50 latency (from the intended send time) minus the service time p50, send lateness, generator CPU per request (user+sys, wait4) and its ratio to wrk2's (wrk2 -t1 -c%d -R rate), context switches per request (wait4)\n", *duration, *wrk2Conns)
 	scenario := scenarioFile()
 	tools := strings.Split(*openTools, ",")
 	if slices.Contains(tools, "wrk2") {
@@ -117,7 +120,7 @@ func openTable(addr string) {
 			tools = slices.DeleteFunc(tools, func(t string) bool { return t == "wrk2" })
 		}
 	}
-	fmt.Printf("%-18s %7s %9s %8s %8s %8s %17s %9s %7s  %s\n", "tool", "rate", "achieved", "p50 ms", "svc p50", "p50-svc", "lateness p50/p99", "µs/req", "÷wrk2", "notes")
+	fmt.Printf("%-18s %7s %9s %8s %8s %8s %17s %9s %7s %9s  %s\n", "tool", "rate", "achieved", "p50 ms", "svc p50", "p50-svc", "lateness p50/p99", "µs/req", "÷wrk2", "wakes/req", "notes")
 	for _, f := range strings.Split(*openRates, ",") {
 		r, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || r <= 0 {
@@ -164,7 +167,11 @@ func openTable(addr string) {
 			if haveW && w.err == nil && w.cpuPerReq() > 0 && o.cpuPerReq() > 0 {
 				ratio = fmt.Sprintf("%.2fx", o.cpuPerReq()/w.cpuPerReq())
 			}
-			fmt.Printf("%-18s %7d %9.0f %8.3f %8s %8s %17s %9.1f %7s  %s\n", t, r, o.rps, o.latP50, svcCol, gap, late, o.cpuPerReq(), ratio, note)
+			wakes := "-"
+			if o.requests > 0 {
+				wakes = fmt.Sprintf("%.2f", float64(o.switches)/float64(o.requests))
+			}
+			fmt.Printf("%-18s %7d %9.0f %8.3f %8s %8s %17s %9.1f %7s %9s  %s\n", t, r, o.rps, o.latP50, svcCol, gap, late, o.cpuPerReq(), ratio, wakes, note)
 		}
 	}
 }
