@@ -308,8 +308,9 @@ func TestLazyLoopKeepsSending(t *testing.T) {
 }
 
 // TestCoalesceFor: the closed model's loop sleeps on its timer alone
-// for at most Coalesce and a tenth of the response time, only while two
-// responses or more are expected in the sleep, never in the open model.
+// while at least ten responses are awaited, for the setting, at least
+// long enough to gather one response and at most a tenth of the response
+// time and the wait; never in the open model.
 func TestCoalesceFor(t *testing.T) {
 	us := time.Microsecond
 	for _, c := range []struct {
@@ -321,10 +322,10 @@ func TestCoalesceFor(t *testing.T) {
 	}{
 		{"saturated server, 50 users: the setting", false, 50 * us, 600 * us, 50, time.Second, 50 * us},
 		{"a tenth of the response time", false, 50 * us, 300 * us, 50, time.Second, 30 * us},
+		{"long enough to gather one response", false, 50 * us, 5 * time.Millisecond, 50, time.Second, 100 * us},
 		{"at most the wait", false, 50 * us, 600 * us, 50, 10 * us, 10 * us},
-		{"under two responses expected", false, 50 * us, 2 * time.Millisecond, 50, time.Second, 0},
-		{"few users", false, 50 * us, 200 * us, 10, time.Second, 0},
-		{"one busy connection", false, 50 * us, 600 * us, 1, time.Second, 0},
+		{"ten awaited", false, 50 * us, 2 * time.Millisecond, 10, time.Second, 200 * us},
+		{"nine awaited", false, 50 * us, 200 * us, 9, time.Second, 0},
 		{"no response time yet", false, 50 * us, 0, 50, time.Second, 0},
 		{"Coalesce(0)", false, 0, 600 * us, 50, time.Second, 0},
 		{"open model", true, 50 * us, 600 * us, 50, time.Second, 0},
@@ -337,7 +338,7 @@ func TestCoalesceFor(t *testing.T) {
 	}
 }
 
-// TestLoopCoalesces: 50 users keep at least 20 responses awaited, so
+// TestLoopCoalesces: 50 users keep at least ten responses awaited, so
 // with Coalesce(1ms) the loop sleeps on its timer (a tenth of the
 // response time) and every request is still answered; Coalesce(0) never
 // does; a negative Coalesce is refused.

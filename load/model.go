@@ -258,6 +258,7 @@ func PaceSlack(d time.Duration) Option { return func(a *Attacker) { a.paceSlack 
 
 // Spin sets how long the loop engine, in the closed model, keeps looking
 // for awaited responses before it sleeps (DefaultSpin); 0 sleeps at once.
+// With many responses awaited the loop coalesces instead (Coalesce).
 //
 // Subtleness ahead! On loopback a response written to a sleeping
 // generator makes the server's CPU wake it (the scheduler's wake-up, an
@@ -280,14 +281,14 @@ func Spin(d time.Duration) Option { return func(a *Attacker) { a.spin = d } }
 // server's CPU on loopback (Spin says why that taxes the server), and a
 // spinning loop reads them one by one at the price of its spin. A loop
 // asleep on its timer costs the server nothing per response and itself
-// one wake per batch: against rust-axum's `string`, 50 users, 5.3-5.5 µs
-// of generator CPU per request (1.2x the C floor) against the spin's
-// 7.2-7.6 µs, and the server answered 130-137k requests a second against
-// 123-132k (bench/README.md). The sleep is
-// the smaller of d and a tenth of the loop's recent response time, and
-// happens only while at least two responses are expected in it (busy
-// connections × sleep ≥ 2 × response time): so a response waits on
-// average at most a twentieth of its own time before its user goes on,
-// a few users or a slow server are waited for as before, and a
+// one wake per batch: against rust-axum's `string`, 50 users, eight
+// alternated rounds (bench/floor/vs-lab.sh), 1.38x the C floor's CPU
+// per request against the spin's 1.63x, at 1.07x the floor's
+// throughput (the spin 1.05x, sleeping at once 0.96x). The loop
+// coalesces while at least ten responses are awaited; it sleeps d, at
+// least long enough to gather one response (the response time over the
+// responses awaited) and at most a tenth of the response time, so a
+// response waits on average at most a twentieth of its own time before
+// its user goes on. Fewer awaited are waited for as before (Spin), and a
 // response's time is the kernel's receive timestamp, never the read's.
 func Coalesce(d time.Duration) Option { return func(a *Attacker) { a.coalesce = d } }

@@ -76,7 +76,7 @@ func (f *attackFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxInflight, "max-inflight", load.DefaultMaxInflight, "open model: at most `n` requests (connections) in flight")
 	fs.DurationVar(&f.paceSlack, "pace-slack", load.DefaultPaceSlack, "open model: wake at most once per `time`, sending what has come due, late by up to it (0: a wake-up per request)")
 	fs.DurationVar(&f.spin, "spin", load.DefaultSpin, "closed model: look for awaited responses for up to `time` before sleeping, sparing the server a wake-up per response (0: sleep at once)")
-	fs.DurationVar(&f.coalesce, "coalesce", load.DefaultCoalesce, "closed model: with many responses awaited, sleep up to `time` (at most a tenth of the response time) on the timer alone and read them in one batch (0: never)")
+	fs.DurationVar(&f.coalesce, "coalesce", load.DefaultCoalesce, "closed model: with ten responses awaited or more, sleep `time` on the timer alone (at least long enough for one response, at most a tenth of the response time) and read them in one batch (0: never)")
 	fs.IntVar(&f.users, "users", 0, "closed model: `n` virtual users")
 	fs.DurationVar(&f.rampUp, "ramp-up", 0, "closed model: start the users evenly over this `time`")
 	fs.IntVar(&f.iterations, "iterations", 0, "closed model: iterations per user (0: until --duration)")
