@@ -386,9 +386,8 @@ var coalescedWaits atomic.Int64
 // coalesceMinBusy responses are awaited, whatever their time: a rule
 // that asked how many responses a sleep should gather would switch
 // with the server's speed, and coalescing itself makes a server faster
-// (it no longer wakes the generator), so a run could settle in either
-// mode: node-http answered 36,000 or 45,000-52,000 requests a second,
-// start by start, under such a rule. The sleep is the setting, at least
+// (it no longer wakes the generator), a feedback that could leave a
+// server near the threshold in either mode. The sleep is the setting, at least
 // long enough to gather one response (lat / busy) and at most a tenth
 // of the response time, so a response waits on average at most a
 // twentieth of it for its read.
