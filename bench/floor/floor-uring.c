@@ -17,68 +17,15 @@
  * calls per request.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
 #include <linux/io_uring.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#define MAXCONN 4096
-#define BUFSZ 65536
+#include "floor.h"
+
 #define RING 8192
-
-struct conn {
-	int fd;
-	size_t have;
-	long got;
-	long want;
-	char buf[BUFSZ];
-};
-
-static double now(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu(void) {
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
-
-static long response_length(const char *b, size_t n) {
-	const char *end = memmem(b, n, "\r\n\r\n", 4);
-	if (!end)
-		return -1;
-	size_t hlen = end - b + 4;
-	for (const char *p = b; p < end;) {
-		const char *eol = memmem(p, end - p, "\r\n", 2);
-		if (!eol)
-			eol = end;
-		if (eol - p > 15 && strncasecmp(p, "Content-Length:", 15) == 0)
-			return (long)hlen + strtol(p + 15, NULL, 10);
-		p = eol + 2;
-	}
-	return -2;
-}
-
-static void usage(void) {
-	fprintf(stderr, "usage: floor-uring [-c connections] [-d seconds] [-b json-body] http://HOST:PORT/PATH\n");
-	exit(2);
-}
 
 /* The ring's shared state. */
 static int ring_fd;
@@ -125,49 +72,12 @@ static void queue_send(struct conn *c) {
 }
 
 int main(int argc, char **argv) {
-	int nconn = 50, secs = 10, opt;
-	const char *body = NULL;
-	while ((opt = getopt(argc, argv, "c:d:b:")) != -1) {
-		switch (opt) {
-		case 'c': nconn = atoi(optarg); break;
-		case 'd': secs = atoi(optarg); break;
-		case 'b': body = optarg; break;
-		default: usage();
-		}
-	}
-	if (optind != argc - 1 || nconn < 1 || nconn > MAXCONN || secs < 1 || secs > 3600)
-		usage();
-	const char *url = argv[optind];
-	if (strncmp(url, "http://", 7) != 0)
-		usage();
-	char host[256];
-	const char *h = url + 7, *slash = strchr(h, '/'), *path = slash ? slash : "/";
-	size_t hl = slash ? (size_t)(slash - h) : strlen(h);
-	if (hl == 0 || hl >= sizeof host)
-		usage();
-	memcpy(host, h, hl);
-	host[hl] = 0;
-	char *colon = strrchr(host, ':');
-	int port = 80;
-	if (colon) {
-		*colon = 0;
-		port = atoi(colon + 1);
-	}
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-		fprintf(stderr, "floor-uring: %s: want an IPv4 address\n", host);
-		return 2;
-	}
-	static char reqbuf[1024];
-	if (body)
-		reqlen = snprintf(reqbuf, sizeof reqbuf,
-		                  "POST %s HTTP/1.1\r\nHost: %.*s\r\nUser-Agent: floor\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-		                  path, (int)hl, h, strlen(body), body);
-	else
-		reqlen = snprintf(reqbuf, sizeof reqbuf, "GET %s HTTP/1.1\r\nHost: %.*s\r\nUser-Agent: floor\r\n\r\n", path, (int)hl, h);
-	if (reqlen <= 0 || reqlen >= (int)sizeof reqbuf)
-		usage();
-	req = reqbuf;
+	struct options o;
+	parse_options(argc, argv, "floor-uring", &o);
+	int nconn = o.nconn, secs = o.secs;
+	struct sockaddr_in sa = o.sa;
+	req = o.req;
+	reqlen = o.reqlen;
 
 	struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN};
 	ring_fd = syscall(__NR_io_uring_setup, RING, &p);
@@ -197,18 +107,7 @@ int main(int argc, char **argv) {
 	cq_mask = (unsigned *)(rp + p.cq_off.ring_mask);
 	cqes = (struct io_uring_cqe *)(rp + p.cq_off.cqes);
 
-	struct conn *cs = calloc(nconn, sizeof *cs);
-	for (int i = 0; i < nconn; i++) {
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-			perror("floor-uring: connect");
-			return 1;
-		}
-		cs[i].fd = fd;
-		cs[i].want = -1;
-	}
+	struct conn *cs = connect_all(nconn, &sa, "floor-uring");
 	long done = 0, closed = 0, bad = 0, enters = 0;
 	double t0 = now(), c0 = cpu(), end = t0 + secs;
 	for (int i = 0; i < nconn; i++) {
