@@ -342,11 +342,8 @@ func (l *loop) run() {
 			// Closed, many responses awaited: sleep on the timer alone
 			// and read what arrived in one batch (Coalesce).
 			coalescedWaits.Add(1)
-			if l.waiter.wait(l.tep, l.tevents[:], x) > 0 {
-				var b [8]byte
-				rawRead(l.efd, b[:])
-			}
-			l.handle(l.wait(0))
+			l.sleep(x)
+			l.poll()
 			continue
 		}
 		if !l.lazy || blocked {
@@ -369,10 +366,18 @@ func (l *loop) run() {
 			}
 			wait = min(wait, p.Sub(now))
 		}
-		if wait > 0 && l.waiter.wait(l.tep, l.tevents[:], wait) > 0 {
-			var b [8]byte
-			rawRead(l.efd, b[:])
+		if wait > 0 {
+			l.sleep(wait)
 		}
+	}
+}
+
+// sleep waits up to d on the loop's timer alone (tep holds only efd, so
+// a wake ends it), not on its sockets.
+func (l *loop) sleep(d time.Duration) {
+	if l.waiter.wait(l.tep, l.tevents[:], d) > 0 {
+		var b [8]byte
+		rawRead(l.efd, b[:])
 	}
 }
 
@@ -440,11 +445,13 @@ func (l *loop) spinWait(d time.Duration) int {
 	return l.wait(d - time.Since(start))
 }
 
-// poll, in lazy mode, reads the responses that have arrived: at every
-// wake of the loop (a due time, at most once per PaceSlack, or pollIdle
-// and pollEvery when none comes), after its sends, and before a due
-// ticket is left waiting for a connection. Each read finds a few
-// responses, never a burst that would hold the next sends up.
+// poll reads the responses that have arrived, in batches of events
+// until one is not full: in the closed model after a coalesced sleep
+// (Coalesce); in lazy mode at every wake of the loop (a due time, at
+// most once per PaceSlack, or pollIdle and pollEvery when none comes),
+// after its sends, and before a due ticket is left waiting for a
+// connection. Each read finds a few responses, never a burst that would
+// hold the next sends up.
 func (l *loop) poll() {
 	if l.busy == 0 {
 		return

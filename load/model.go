@@ -27,9 +27,10 @@ const (
 	// DefaultSpin is how long the closed model's loop engine looks for
 	// awaited responses before it sleeps (Spin): 20 µs.
 	DefaultSpin = 20 * time.Microsecond
-	// DefaultCoalesce is the longest the closed model's loop engine sleeps
-	// on its timer alone, with many responses awaited, to read them in
-	// one batch (Coalesce): 50 µs.
+	// DefaultCoalesce is how long the closed model's loop engine sleeps
+	// on its timer alone, with ten responses awaited or more, to read
+	// them in one batch (Coalesce): 50 µs, within the bounds Coalesce
+	// gives.
 	DefaultCoalesce = 50 * time.Microsecond
 )
 
@@ -273,9 +274,10 @@ func PaceSlack(d time.Duration) Option { return func(a *Attacker) { a.paceSlack 
 // otherwise sleep (Summary.SpinSeconds); the lab's guards leave it out.
 func Spin(d time.Duration) Option { return func(a *Attacker) { a.spin = d } }
 
-// Coalesce sets the longest the loop engine, in the closed model, sleeps
-// on its timer alone while many responses are awaited, to read those
-// that arrived in one batch (DefaultCoalesce); 0 never does.
+// Coalesce sets how long the loop engine, in the closed model, sleeps
+// on its timer alone while ten responses or more are awaited, to read
+// those that arrived in one batch (DefaultCoalesce), within the bounds
+// below; 0 never does.
 //
 // A loop that waits on its sockets is woken for each response, by the
 // server's CPU on loopback (Spin says why that taxes the server), and a
