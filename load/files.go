@@ -62,12 +62,12 @@ func (r *Result) WriteDir(dir string, extra ...Column) error {
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, LatencyLogFile), func(w *bufio.Writer) error {
-		return r.writeHlog(w, "latency (from intended send time)", func(iv *Interval) map[string]string { return iv.Latency })
+		return r.writeHlog(w, "latency (from intended send time)", func(iv *Interval) (map[string]string, map[string]int64) { return iv.Latency, iv.latMax })
 	}); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, ServiceLogFile), func(w *bufio.Writer) error {
-		return r.writeHlog(w, "service time (from actual send)", func(iv *Interval) map[string]string { return iv.Service })
+		return r.writeHlog(w, "service time (from actual send)", func(iv *Interval) (map[string]string, map[string]int64) { return iv.Service, iv.svcMax })
 	}); err != nil {
 		return err
 	}
@@ -76,11 +76,15 @@ func (r *Result) WriteDir(dir string, extra ...Column) error {
 	}
 	empty := encodeHist(newHist())
 	return writeFile(filepath.Join(dir, LatenessLogFile), func(w *bufio.Writer) error {
-		return r.writeHlog(w, "send lateness (from intended to actual send)", func(iv *Interval) map[string]string {
+		return r.writeHlog(w, "send lateness (from intended to actual send)", func(iv *Interval) (map[string]string, map[string]int64) {
 			if iv.Lateness == "" {
-				return map[string]string{TotalTag: empty}
+				return map[string]string{TotalTag: empty}, map[string]int64{TotalTag: 0}
 			}
-			return map[string]string{TotalTag: iv.Lateness}
+			var max map[string]int64
+			if iv.latMax != nil { // closed here, not read back: lateMax is known
+				max = map[string]int64{TotalTag: iv.lateMax}
+			}
+			return map[string]string{TotalTag: iv.Lateness}, max
 		})
 	})
 }
@@ -128,7 +132,7 @@ func (r *Result) tags() []string {
 // writeHlog writes the standard HdrHistogram interval log (format 1.3):
 // one line per interval and tag, "Tag=t,start,length,max_ms,payload", with
 // times in seconds relative to the BaseTime line.
-func (r *Result) writeHlog(w *bufio.Writer, what string, pick func(*Interval) map[string]string) error {
+func (r *Result) writeHlog(w *bufio.Writer, what string, pick func(*Interval) (map[string]string, map[string]int64)) error {
 	base := float64(r.Summary.Start.UnixMilli()) / 1e3
 	fmt.Fprintf(w, "#[showdown %s; values in nanoseconds; tag %q is all labels]\n", what, TotalTag)
 	fmt.Fprintf(w, "#[Histogram log format version %s]\n", hdrhistogram.HISTOGRAM_LOG_FORMAT_VERSION)
@@ -138,17 +142,21 @@ func (r *Result) writeHlog(w *bufio.Writer, what string, pick func(*Interval) ma
 	at := 0.0
 	for i := range r.Intervals {
 		iv := &r.Intervals[i]
-		hs := pick(iv)
+		hs, maxes := pick(iv)
 		for _, tag := range r.tags() {
 			p, ok := hs[tag]
 			if !ok {
 				continue
 			}
-			h, err := hdrhistogram.Decode([]byte(p))
-			if err != nil {
-				return err
+			max, ok := maxes[tag]
+			if !ok {
+				h, err := hdrhistogram.Decode([]byte(p))
+				if err != nil {
+					return err
+				}
+				max = h.Max()
 			}
-			fmt.Fprintf(w, "Tag=%s,%.3f,%.3f,%.3f,%s\n", tag, at, iv.Seconds, float64(h.Max())/1e6, p)
+			fmt.Fprintf(w, "Tag=%s,%.3f,%.3f,%.3f,%s\n", tag, at, iv.Seconds, float64(max)/1e6, p)
 		}
 		at += iv.Seconds
 	}

@@ -314,7 +314,7 @@ func (p *respParser) onLine(line []byte) error {
 		if p.fields > p.lim.MaxHeaders {
 			return errTooManyHeaders
 		}
-		name, value, ok := headerField(line)
+		name, value, ok := headerName(line)
 		if !ok {
 			return errHeaderLine
 		}
@@ -367,11 +367,12 @@ func (p *respParser) statusLine(line []byte) error {
 	return nil
 }
 
-// field takes note of the header fields that frame the message.
+// field takes note of the header fields that frame the message; value
+// is the rest of the line after the colon, trimmed here, for these only.
 func (p *respParser) field(name, value []byte) error {
 	switch {
 	case asciiEqualFold(name, "Content-Length"):
-		n, ok := parseLength(value)
+		n, ok := parseLength(bytes.TrimSpace(value))
 		if !ok || (p.length >= 0 && n != p.length) {
 			return errContentLength
 		}
@@ -382,7 +383,7 @@ func (p *respParser) field(name, value []byte) error {
 		if p.http10 {
 			return nil
 		}
-		if hasToken(value, "chunked") {
+		if hasToken(value, "chunked") { // hasToken trims each token
 			p.chunked = true
 		} else {
 			p.te = true
@@ -445,6 +446,13 @@ func (p *respParser) bodyBytes(b []byte) {
 // a line without a colon, with an empty name, or with white space in the
 // name (RFC 9112, 5.1: such lines must be refused).
 func headerField(line []byte) (name, value []byte, ok bool) {
+	name, rest, ok := headerName(line)
+	return name, bytes.TrimSpace(rest), ok
+}
+
+// headerName is headerField without the trimming: the value is the rest
+// of the line after the colon (the parser trims only the fields it reads).
+func headerName(line []byte) (name, rest []byte, ok bool) {
 	colon := bytes.IndexByte(line, ':')
 	if colon <= 0 {
 		return nil, nil, false
@@ -455,7 +463,7 @@ func headerField(line []byte) (name, value []byte, ok bool) {
 			return nil, nil, false
 		}
 	}
-	return name, bytes.TrimSpace(line[colon+1:]), true
+	return name, line[colon+1:], true
 }
 
 // trimEOL removes a trailing "\n" or "\r\n".

@@ -740,9 +740,8 @@ func (l *loop) read(c *lconn) {
 		if err == syscall.EINTR {
 			continue
 		}
-		now := time.Now()
 		if err != nil {
-			l.broken(c, now, &net.OpError{Op: "read", Net: "tcp", Err: err})
+			l.broken(c, time.Now(), &net.OpError{Op: "read", Net: "tcp", Err: err})
 			return
 		}
 		if oobn > 0 {
@@ -753,10 +752,10 @@ func (l *loop) read(c *lconn) {
 		if n == 0 {
 			// The server closed: a response without a length ends here.
 			if done, perr := c.p.eof(); done {
-				l.complete(c, now, perr, true)
+				l.complete(c, perr, true)
 				return
 			}
-			l.broken(c, now, errEOF)
+			l.broken(c, time.Now(), errEOF)
 			return
 		}
 		c.got += n
@@ -764,11 +763,11 @@ func (l *loop) read(c *lconn) {
 		if c.p.done() {
 			// Bytes after the response were not asked for: the connection
 			// can no longer be trusted to match responses to requests.
-			l.complete(c, now, err, c.p.closeAfter || used < n)
+			l.complete(c, err, c.p.closeAfter || used < n)
 			return
 		}
 		if err != nil {
-			l.finish(c, now, 0, transportReason(err), true, false)
+			l.finish(c, time.Now(), 0, transportReason(err), true, false)
 			return
 		}
 		if n < len(l.rbuf) {
@@ -813,7 +812,11 @@ func (l *loop) fail(c *lconn, now time.Time, err error, dial bool) {
 
 // complete runs the user's check on a response read to its end; perr is
 // a refusal of it (ReasonBodyTooLarge) that leaves the connection usable.
-func (l *loop) complete(c *lconn, now time.Time, perr error, closeAfter bool) {
+// The response ends at the kernel's receive time of its last bytes; the
+// clock is read only when there is none, or when it is before the send
+// (the wall clock stepped back): one clock reading per request, the
+// send's, is all the closed model's loop takes.
+func (l *loop) complete(c *lconn, perr error, closeAfter bool) {
 	status := c.p.status
 	reason := ""
 	switch {
@@ -838,8 +841,8 @@ func (l *loop) complete(c *lconn, now time.Time, perr error, closeAfter bool) {
 	}
 	c.resp.RawHeader, c.resp.Body = nil, nil
 	done := c.arrived
-	if done.IsZero() || done.After(now) || done.Before(c.sent) {
-		done = now
+	if done.IsZero() || done.Before(c.sent) {
+		done = time.Now()
 	}
 	l.finish(c, done, status, reason, closeAfter, false)
 }
@@ -890,7 +893,10 @@ func (l *loop) finish(c *lconn, done time.Time, status int, reason string, close
 		l.push(c)
 		return
 	}
-	l.begin(c, time.Now())
+	// done, not a fresh reading: begin only notes it as the start of the
+	// timeout scan when no other response is awaited, and the request's
+	// send time is read again once it is built.
+	l.begin(c, done)
 }
 
 // endIteration ends c's iteration after a failed step; after a refused

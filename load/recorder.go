@@ -1,7 +1,6 @@
 package load
 
 import (
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,8 +10,11 @@ import (
 
 // labelRec accumulates one label (or the total).
 type labelRec struct {
-	row            LabelStats
-	reasons        map[string]int64
+	row     LabelStats
+	reasons map[string]int64
+	// status counts the responses of each common status code (100-599),
+	// statuses the others: an index, not a map, per response.
+	status         [600]int64
 	statuses       map[int]int64
 	curLat, curSvc *hdrhistogram.Histogram
 	totLat, totSvc *hdrhistogram.Histogram
@@ -29,9 +31,44 @@ func newLabelRec(label, tag string) *labelRec {
 	}
 }
 
+// countStatus counts n responses of status (0: none was read).
+func (l *labelRec) countStatus(status int, n int64) {
+	switch {
+	case status <= 0:
+	case status < len(l.status):
+		l.status[status] += n
+	default:
+		l.statuses[status] += n
+	}
+}
+
+// statusMap is every status counted, nil if none.
+func (l *labelRec) statusMap() map[int]int64 {
+	var m map[int]int64
+	for code, n := range l.status {
+		if n > 0 {
+			if m == nil {
+				m = map[int]int64{}
+			}
+			m[code] = n
+		}
+	}
+	for code, n := range l.statuses {
+		if m == nil {
+			m = map[int]int64{}
+		}
+		m[code] += n
+	}
+	return m
+}
+
 // recorder collects samples into per-label and total histograms, cut into
-// one-second intervals. One mutex guards it: recording a sample is a few
-// histogram increments, far cheaper than the request it measures.
+// one-second intervals. One mutex guards it. A sample is recorded in its
+// label only; the total gathers the labels' histograms, counts and
+// statuses when an interval is closed (flush) and at the end (result),
+// so a response costs two histogram increments, not four (its errors
+// are counted in both at once: they are few, and the total's cap on
+// distinct reasons sees them in the order they came).
 type recorder struct {
 	mu         sync.Mutex
 	labels     []*labelRec // one per step, then the total
@@ -115,26 +152,24 @@ func (r *recorder) record(step int, lat, svc, late time.Duration, sent, recv, st
 		r.mu.Unlock()
 		return
 	}
-	for _, l := range [2]*labelRec{r.labels[step], r.labels[len(r.labels)-1]} {
-		l.row.Samples++
-		l.curN++
-		l.row.SentBytes += int64(sent)
-		l.row.ReceivedBytes += int64(recv)
-		recordHist(l.curLat, lat)
-		recordHist(l.curSvc, svc)
-		if status > 0 {
-			l.statuses[status]++
-		}
-		if reason != "" {
+	l := r.labels[step]
+	l.row.Samples++
+	l.curN++
+	l.row.SentBytes += int64(sent)
+	l.row.ReceivedBytes += int64(recv)
+	recordHist(l.curLat, lat)
+	recordHist(l.curSvc, svc)
+	l.countStatus(status, 1)
+	if reason != "" {
+		r.curErr++
+		for _, l := range [2]*labelRec{l, r.labels[len(r.labels)-1]} {
 			l.row.Errors++
+			reason := reason
 			if _, ok := l.reasons[reason]; !ok && len(l.reasons) >= r.maxReasons {
 				reason = "other"
 			}
 			l.reasons[reason]++
 		}
-	}
-	if reason != "" {
-		r.curErr++
 	}
 	if late != noLateness {
 		recordHist(r.curLate, max(late, 0))
@@ -150,6 +185,7 @@ func (r *recorder) flush(now time.Time, active int64) *Interval {
 		return nil
 	}
 	total := r.labels[len(r.labels)-1]
+	r.gather(total)
 	iv := Interval{
 		Second:   len(r.intervals),
 		Seconds:  now.Sub(r.last).Seconds(),
@@ -158,11 +194,13 @@ func (r *recorder) flush(now time.Time, active int64) *Interval {
 		Active:   active,
 		Latency:  map[string]string{},
 		Service:  map[string]string{},
+		latMax:   map[string]int64{},
+		svcMax:   map[string]int64{},
 	}
 	if r.curLate.TotalCount() > 0 {
 		iv.LatenessP50 = ms(r.curLate.ValueAtQuantile(50))
 		iv.LatenessP99 = ms(r.curLate.ValueAtQuantile(99))
-		iv.Lateness = encodeHist(r.curLate)
+		iv.Lateness, iv.lateMax = encodeHist(r.curLate), r.curLate.Max()
 		r.totLate.Merge(r.curLate)
 		r.curLate.Reset()
 	}
@@ -174,8 +212,8 @@ func (r *recorder) flush(now time.Time, active int64) *Interval {
 	}
 	for _, l := range r.labels {
 		if l.curN > 0 || l == total {
-			iv.Latency[l.row.Tag] = encodeHist(l.curLat)
-			iv.Service[l.row.Tag] = encodeHist(l.curSvc)
+			iv.Latency[l.row.Tag], iv.latMax[l.row.Tag] = encodeHist(l.curLat), l.curLat.Max()
+			iv.Service[l.row.Tag], iv.svcMax[l.row.Tag] = encodeHist(l.curSvc), l.curSvc.Max()
 		}
 		if l.curN > 0 {
 			l.totLat.Merge(l.curLat)
@@ -191,6 +229,21 @@ func (r *recorder) flush(now time.Time, active int64) *Interval {
 	return &r.intervals[len(r.intervals)-1]
 }
 
+// gather adds the labels' current histograms and their samples to the
+// total's (record counts a sample in its label only); the total's bytes
+// and statuses are summed by result.
+func (r *recorder) gather(total *labelRec) {
+	for _, l := range r.labels[:len(r.labels)-1] {
+		if l.curN == 0 {
+			continue
+		}
+		total.curLat.Merge(l.curLat)
+		total.curSvc.Merge(l.curSvc)
+		total.curN += l.curN
+		total.row.Samples += l.curN
+	}
+}
+
 // p99 returns the latency p99 so far (flushed intervals only).
 func (r *recorder) p99() time.Duration {
 	r.mu.Lock()
@@ -201,8 +254,10 @@ func (r *recorder) p99() time.Duration {
 func (r *recorder) totals() (requests, errors int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.labels[len(r.labels)-1].row
-	return t.Samples, t.Errors
+	for _, l := range r.labels[:len(r.labels)-1] {
+		requests += l.row.Samples
+	}
+	return requests, r.labels[len(r.labels)-1].row.Errors
 }
 
 // result builds the Result; call after the final flush.
@@ -225,15 +280,23 @@ func (r *recorder) result(s Summary) *Result {
 	}
 	res.Summary.DurationSeconds = secs
 	res.Summary.Labels = nil
+	total := r.labels[len(r.labels)-1]
+	total.row.SentBytes, total.row.ReceivedBytes = 0, 0
+	total.status, total.statuses = [len(total.status)]int64{}, map[int]int64{}
+	for _, l := range r.labels[:len(r.labels)-1] {
+		total.row.SentBytes += l.row.SentBytes
+		total.row.ReceivedBytes += l.row.ReceivedBytes
+		for code, n := range l.statusMap() {
+			total.countStatus(code, n)
+		}
+	}
 	for i, l := range r.labels {
 		row := l.row
 		row.Reasons = nil
 		for reason, n := range l.reasons {
 			row.Reasons = append(row.Reasons, ReasonCount{reason, n})
 		}
-		if len(l.statuses) > 0 {
-			row.Statuses = maps.Clone(l.statuses)
-		}
+		row.Statuses = l.statusMap()
 		row.finish(l.totLat, l.totSvc, secs)
 		res.latency[row.Tag] = l.totLat
 		res.service[row.Tag] = l.totSvc

@@ -203,6 +203,12 @@ type Interval struct {
 	// model), ms; Lateness is its compressed histogram, "" if none.
 	LatenessP50, LatenessP99 float64
 	Lateness                 string
+
+	// The highest value of each histogram above (ns), kept when the
+	// interval was closed so that the interval logs need not decode the
+	// histograms again for it; empty in an Interval read back or merged.
+	latMax, svcMax map[string]int64
+	lateMax        int64
 }
 
 // DecodeHistogram decodes a compressed histogram of an Interval.
