@@ -46,7 +46,10 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 			// The scenario's errors are one per line, file:line:col: field: message.
 			return nil, usageError{err: err, hint: "fix the scenario file; see docs/scenarios.md"}
 		}
-		p.sc, p.target = load.StatusChecked(sc), f.scenario
+		p.sc, p.target = load.StatusChecked(sc), "the steps of "+f.scenario
+		if f.baseURL != "" {
+			p.target += " (base URL " + f.baseURL + ")"
+		}
 		if sc.HasSetup() {
 			p.setup = sc
 		}

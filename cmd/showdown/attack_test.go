@@ -116,6 +116,25 @@ func TestAttackRefused(t *testing.T) {
 	}
 }
 
+// TestAttackScenarioRefused: a scenario whose target refuses every
+// connection is named by its file and its base URL, not as if the file
+// were the address.
+func TestAttackScenarioRefused(t *testing.T) {
+	srv := hello(t)
+	url := srv.URL
+	srv.Close()
+	file := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(file, []byte("steps:\n  - name: hello\n    url: /hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _, errb := testState(context.Background())
+	code := run(st, []string{"attack", "--users", "2", "--duration", "300ms", "--scenario", file, "--base-url", url})
+	want := "every connection to the steps of " + file + " (base URL " + url + ") was refused"
+	if code != exitFailure || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errb, exitFailure, want)
+	}
+}
+
 func TestAttackInterrupted(t *testing.T) {
 	srv := hello(t)
 	dir := t.TempDir()
