@@ -74,6 +74,7 @@ type lconn struct {
 	req        Request
 	resp       Response
 	wbuf       []byte
+	built      bool // wbuf holds a plain URL's request, which never changes
 	wrote, got int
 	p          *respParser
 	sent       time.Time
@@ -559,22 +560,27 @@ func (l *loop) begin(c *lconn, now time.Time) {
 			return
 		}
 	}
-	c.req.Reset()
-	if err := c.u.Request(c.iter, c.step, &c.req); err != nil {
-		l.record(c, c.step, 0, 0, noLateness, 0, 0, 0, "request: "+err.Error())
-		l.endIteration(c, false)
-		return
-	}
-	if c.req.URL != c.lastURL {
-		addr, host, path, err := splitURL(c.req.URL)
-		if err != nil {
-			l.record(c, c.step, 0, 0, noLateness, 0, 0, 0, transportReason(err))
+	if !c.built {
+		c.req.Reset()
+		if err := c.u.Request(c.iter, c.step, &c.req); err != nil {
+			l.record(c, c.step, 0, 0, noLateness, 0, 0, 0, "request: "+err.Error())
 			l.endIteration(c, false)
 			return
 		}
-		c.lastURL, c.lastAddr, c.lastHost, c.lastPath = c.req.URL, addr, host, path
+		if c.req.URL != c.lastURL {
+			addr, host, path, err := splitURL(c.req.URL)
+			if err != nil {
+				l.record(c, c.step, 0, 0, noLateness, 0, 0, 0, transportReason(err))
+				l.endIteration(c, false)
+				return
+			}
+			c.lastURL, c.lastAddr, c.lastHost, c.lastPath = c.req.URL, addr, host, path
+		}
+		c.wbuf = appendRequest(c.wbuf[:0], &c.req, c.lastHost, c.lastPath)
+		// A plain URL's request is the same every time: its bytes are
+		// built once per connection and sent again as they are.
+		_, c.built = l.r.sc.(*Target)
 	}
-	c.wbuf = appendRequest(c.wbuf[:0], &c.req, c.lastHost, c.lastPath)
 	c.retried, c.got, c.wrote = false, 0, 0
 	c.arrived = time.Time{}
 	c.p.reset(c.req.Method == "HEAD")
