@@ -148,25 +148,18 @@ int main(int argc, char **argv) {
 				close(c->fd);
 				continue;
 			}
-			c->got += n;
-			if (c->want == -1) {
-				c->have += n;
-				c->want = response_length(c->buf, c->have);
-				if (c->want == -2 || (c->want == -1 && c->have == BUFSZ)) {
-					bad++;
-					live--;
-					close(c->fd);
-					continue;
-				}
+			int t = take(c, n);
+			if (t < 0) {
+				bad++;
+				live--;
+				close(c->fd);
+				continue;
 			}
-			if (c->want < 0 || c->got < c->want) {
+			if (t == 0) {
 				queue_recv(c, e->user_data);
 				continue;
 			}
 			done++;
-			c->have = 0;
-			c->got = 0;
-			c->want = -1;
 			queue_send(c);
 			queue_recv(c, e->user_data);
 		}

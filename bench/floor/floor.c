@@ -53,13 +53,6 @@ int main(int argc, char **argv) {
 			struct conn *c = evs[i].data.ptr;
 			/* Only the header is kept; a body is counted, not kept. */
 			size_t at = c->want == -1 ? c->have : 0;
-			if (at == BUFSZ) {
-				bad++; /* a header over 64 KiB */
-				live--;
-				epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-				close(c->fd);
-				continue;
-			}
 			ssize_t r = read(c->fd, c->buf + at, BUFSZ - at);
 			if (r <= 0) {
 				if (r < 0 && errno == EINTR)
@@ -70,24 +63,17 @@ int main(int argc, char **argv) {
 				close(c->fd);
 				continue;
 			}
-			c->got += r;
-			if (c->want == -1) {
-				c->have += r;
-				c->want = response_length(c->buf, c->have);
-				if (c->want == -2) {
-					bad++;
-					live--;
-					epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-					close(c->fd);
-					continue;
-				}
+			int t = take(c, r);
+			if (t < 0) {
+				bad++;
+				live--;
+				epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+				close(c->fd);
+				continue;
 			}
-			if (c->want < 0 || c->got < c->want)
+			if (t == 0)
 				continue; /* the rest comes with a later read */
 			done++;
-			c->have = 0;
-			c->got = 0;
-			c->want = -1;
 			if (write(c->fd, req, reqlen) != reqlen) {
 				closed++;
 				live--;

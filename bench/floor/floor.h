@@ -58,6 +58,26 @@ static long response_length(const char *b, size_t n) {
 	return -2;
 }
 
+/* take counts n bytes just received on c: 1 when they end its response
+ * (c is then ready for the next), 0 when more are to come, -1 when the
+ * response cannot be framed (no Content-Length, or a header that fills
+ * the buffer). Only the header is kept in buf; a body is counted. */
+static int take(struct conn *c, long n) {
+	c->got += n;
+	if (c->want == -1) {
+		c->have += n;
+		c->want = response_length(c->buf, c->have);
+		if (c->want == -2 || (c->want == -1 && c->have == BUFSZ))
+			return -1;
+	}
+	if (c->want < 0 || c->got < c->want)
+		return 0;
+	c->have = 0;
+	c->got = 0;
+	c->want = -1;
+	return 1;
+}
+
 /* The command line, parsed. */
 struct options {
 	int nconn, secs;
