@@ -55,6 +55,11 @@ var importRules = []struct {
 	{"internal/cpulist", []string{"internal/", "load", "workloads"}, "parsing a CPU list needs nothing"},
 	{"internal/neighbour", []string{"internal/", "load", "workloads"}, "the noisy neighbour stands alone, for any binary to start"},
 	{"internal/noise", []string{"internal/lab", "internal/results", "internal/monitor", "internal/cgroup"}, "the machine's noise probe knows no service"},
+	{"internal/design", []string{"internal/lab", "internal/stack", "internal/monitor", "internal/cgroup", "internal/db", "internal/service"}, "a design reaches the lab only through the interfaces it defines"},
+	{"internal/interleave", []string{"internal/lab", "internal/design", "internal/stack", "internal/monitor", "internal/service", "internal/db"}, "judging rounds runs nothing"},
+	{"internal/capacity", []string{"internal/lab", "internal/design", "internal/stack", "internal/monitor", "internal/service", "internal/db"}, "a capacity search's arithmetic runs nothing"},
+	{"internal/schedule", []string{"internal/lab", "internal/design", "internal/stack", "internal/monitor", "internal/service", "internal/db"}, "a schedule runs nothing"},
+	{"internal/wording", []string{"internal/lab", "internal/design", "internal/report", "internal/stack", "internal/monitor"}, "the verdict's words are said from results alone"},
 }
 
 // TestImportRules checks importRules over every non-test Go file of the

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -328,3 +329,23 @@ func (l *LabelStats) finish(lat, svc *hdrhistogram.Histogram, seconds float64) {
 // what the load itself cost it, for guards on whether the generator, not
 // the service, was the limit.
 func (s Summary) BusyCPUSeconds() float64 { return max(s.CPUSeconds-s.SpinSeconds, 0) }
+
+// ErrorReasons lists the row's first error reasons with their counts,
+// for a person: "status 500 (12), timeout (3)".
+func (s LabelStats) ErrorReasons() string {
+	if len(s.Reasons) == 0 {
+		if s.Samples == 0 {
+			return "no request completed"
+		}
+		return "no reason recorded"
+	}
+	var parts []string
+	for i, rc := range s.Reasons {
+		if i == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", rc.Reason, rc.Count))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -72,3 +72,10 @@ func ConnectionsAlive(p *plan.Plan, ms []*service.Manifest) (int, error) {
 	}
 	return n, nil
 }
+
+// armsAlive reports whether p keeps every arm alive at once: in
+// interleaved rounds, and in a capacity search.
+func armsAlive(p *plan.Plan) bool {
+	ok, _ := p.Interleaved()
+	return ok || p.SLO != nil
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // TestRunCapacity runs plans/smoke-capacity.yaml: go-stdlib's capacity
@@ -55,7 +56,7 @@ func TestRunCapacity(t *testing.T) {
 	if c.Rate == 0 {
 		want = "no verdict: no capacity was found"
 	}
-	if lines := strings.Join(rec.CapacityVerdicts[0].Lines(), "\n"); !strings.Contains(lines, want) {
+	if lines := strings.Join(wording.CapacityVerdict(rec.CapacityVerdicts[0]), "\n"); !strings.Contains(lines, want) {
 		t.Errorf("capacity verdict %q lacks %q", lines, want)
 	}
 	back, err := results.ReadRun(dir)
@@ -116,22 +117,22 @@ func checkSearched(t *testing.T, c *results.Capacity, resolution float64) {
 		if c.Reason == "" {
 			t.Errorf("no capacity and no reason: %+v", c)
 		}
-		t.Logf("no capacity on this machine now: %s", c.Describe())
+		t.Logf("no capacity on this machine now: %s", wording.Capacity(c))
 	case c.LowerBound:
-		if c.Reason == "" || c.Low <= 0 || !strings.Contains(c.Describe(), c.Units()) {
-			t.Errorf("lower bound %q without a reason or its unit", c.Describe())
+		if c.Reason == "" || c.Low <= 0 || !strings.Contains(wording.Capacity(c), c.Units()) {
+			t.Errorf("lower bound %q without a reason or its unit", wording.Capacity(c))
 		}
-		t.Logf("capacity is a lower bound on this machine now: %s", c.Describe())
+		t.Logf("capacity is a lower bound on this machine now: %s", wording.Capacity(c))
 	default:
-		if !(c.Low <= c.Rate && c.Rate <= c.High) || c.Failed <= 0 || c.FailedWhy == "" || c.RSSBytes == 0 || !strings.Contains(c.Describe(), " "+c.Units()+" [") {
-			t.Errorf("capacity %s, failed at %g (%s), RSS %d", c.Describe(), c.Failed, c.FailedWhy, c.RSSBytes)
+		if !(c.Low <= c.Rate && c.Rate <= c.High) || c.Failed <= 0 || c.FailedWhy == "" || c.RSSBytes == 0 || !strings.Contains(wording.Capacity(c), " "+c.Units()+" [") {
+			t.Errorf("capacity %s, failed at %g (%s), RSS %d", wording.Capacity(c), c.Failed, c.FailedWhy, c.RSSBytes)
 		}
 		for _, b := range c.Brackets {
 			if b.Stopped == "" && (b.Fail-b.Pass)/b.Pass > resolution && !(c.Units() == results.UnitUsers && b.Fail-b.Pass <= 1) {
 				t.Errorf("start %d bracket [%g, %g] wider than the resolution", b.Start, b.Pass, b.Fail)
 			}
 		}
-		t.Logf("capacity: %s", c.Describe())
+		t.Logf("capacity: %s", wording.Capacity(c))
 	}
 }
 

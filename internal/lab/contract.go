@@ -30,10 +30,10 @@ const maxDetail = 500
 // once. The implementation fails when the second attempt fails too; when
 // it passes, the first attempt's failures stay in c.FirstFailures.
 func (x *execution) contract(ctx context.Context, svc *stack.Service, w string, c *results.Contract) string {
-	x.progress.phase("contract", 0)
+	x.progress.Phase("contract", 0)
 	x.runSuite(ctx, svc, w, c)
 	if c.Failed > 0 && ctx.Err() == nil {
-		x.say("%s on %s: %d contract check(s) failed (%s); running the suite once more", svc.Manifest().Name, w, c.Failed, c.Failures[0].Check)
+		x.Say("%s on %s: %d contract check(s) failed (%s); running the suite once more", svc.Manifest().Name, w, c.Failed, c.Failures[0].Check)
 		first := c.Failures
 		select {
 		case <-ctx.Done():

@@ -42,7 +42,7 @@ func (x *execution) startDatabases(ctx context.Context) error {
 			return err
 		}
 		if need > maxConns {
-			x.say("max_connections %d: the %d arms alive at once and the harness (%d) may open that many, above the plan's %d",
+			x.Say("max_connections %d: the %d arms alive at once and the harness (%d) may open that many, above the plan's %d",
 				need, len(p.Arms()), stack.HarnessConnections, maxConns)
 			maxConns = need
 			info.MaxConnections = need
@@ -53,7 +53,7 @@ func (x *execution) startDatabases(ctx context.Context) error {
 		LogDir:         filepath.Join(x.dir, "databases"),
 		CPUs:           p.Placement.DatabaseCPUs,
 		Progress:       sayWriter{x},
-		Warn:           func(msg string) { x.warn("%s", msg) },
+		Warn:           func(msg string) { x.Warn("%s", msg) },
 	})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (x *execution) startDatabases(ctx context.Context) error {
 // beforeStart applies the database policy before a service starts:
 // restart the servers its workloads use (restart: trial), once each.
 // Each workload's data is emptied before it is measured.
-func (x *execution) beforeStart(ctx context.Context, ws []plan.Workload) (string, error) {
+func (x *execution) BeforeStart(ctx context.Context, ws []plan.Workload) (string, error) {
 	if x.plan.Database.Restart != "trial" {
 		return "", nil
 	}

@@ -26,7 +26,7 @@ func (x *execution) runFaults(ctx context.Context) {
 	fo.Faults = p.Faults.Inject // validated with the plan
 	dir := filepath.Join(x.dir, "faults")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		x.warn("faults: %v", err)
+		x.Warn("faults: %v", err)
 		return
 	}
 	dbs, err := stack.StartDatabases(ctx, []workloads.Engine{workloads.Postgres}, stack.DatabaseOptions{
@@ -34,11 +34,11 @@ func (x *execution) runFaults(ctx context.Context) {
 		LogDir:         dir,
 		CPUs:           p.Placement.DatabaseCPUs,
 		Progress:       sayWriter{x},
-		Warn:           func(msg string) { x.warn("%s", msg) },
+		Warn:           func(msg string) { x.Warn("%s", msg) },
 		Durable:        true,
 	})
 	if err != nil {
-		x.warn("faults: start a durable PostgreSQL: %v", err)
+		x.Warn("faults: start a durable PostgreSQL: %v", err)
 		return
 	}
 	defer dbs.Stop()
@@ -52,11 +52,11 @@ func (x *execution) runFaults(ctx context.Context) {
 		}
 		ft, err := x.faultOne(ctx, im, dbs, dir, fo)
 		if err != nil {
-			x.warn("faults of %s: %v", im.ID(), err)
+			x.Warn("faults of %s: %v", im.ID(), err)
 			continue
 		}
 		x.rec.Faults = append(x.rec.Faults, ft)
-		x.say("faults of %s: %s", im.ID(), ft.Verdict)
+		x.Say("faults of %s: %s", im.ID(), ft.Verdict)
 		_ = results.WriteRun(x.dir, x.rec)
 	}
 }

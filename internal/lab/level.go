@@ -44,7 +44,7 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 
 	d := time.Duration(x.plan.Load.Duration)
 	x.progress.level(lr.Level, d)
-	res, err := x.attacker(x.progress.onProgress).Attack(ctx, load.StatusChecked(sc), x.model(lr.Level, d))
+	res, err := x.Attacker(x.progress.OnProgress).Attack(ctx, load.StatusChecked(sc), x.model(lr.Level, d))
 	stopSampling()
 	ss := results.Samples{Service: svcS.wait(), Database: dbS.wait(), Generator: genS.wait(), Machine: machS.wait(),
 		OnServiceCPUs:   results.Procs{Service: true, Database: sameCPUs(pl.DatabaseCPUs, pl.ServiceCPUs), Generator: sameCPUs(pl.GeneratorCPUs, pl.ServiceCPUs)},
@@ -97,11 +97,11 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 			if t.Error != "" {
 				why = t.Error
 			}
-			x.say("THRESHOLD CROSSED: %s %s level %d: %s (%s)", svc.Manifest().Name, w.Name, lr.Level, t.Expr, why)
+			x.Say("THRESHOLD CROSSED: %s %s level %d: %s (%s)", svc.Manifest().Name, w.Name, lr.Level, t.Expr, why)
 		}
 	}
 	if lr.Total.Errors > 0 {
-		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%d errors (%.2f%%): %s", lr.Total.Errors, lr.Total.ErrorPercent, reasons(lr.Total)))
+		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%d errors (%.2f%%): %s", lr.Total.Errors, lr.Total.ErrorPercent, lr.Total.ErrorReasons()))
 	}
 	select {
 	case <-svc.Exited():
@@ -113,7 +113,7 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	// invariants must hold whenever the load stops.
 	lr.Violations = x.audit(ctx, w, sc, res, before)
 	for _, v := range lr.Violations {
-		x.say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
+		x.Say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
 	}
 }
 
@@ -176,23 +176,4 @@ func spareCPUsHint(pl plan.Placement, ncpu int) string {
 // (an empty placement is every CPU).
 func sameCPUs(a, b string) bool {
 	return slices.Equal(cpuSet(a), cpuSet(b))
-}
-
-// reasons lists the first error reasons of a row.
-func reasons(row load.LabelStats) string {
-	if len(row.Reasons) == 0 {
-		if row.Samples == 0 {
-			return "no request completed"
-		}
-		return "no reason recorded"
-	}
-	var parts []string
-	for i, rc := range row.Reasons {
-		if i == 3 {
-			parts = append(parts, "...")
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", rc.Reason, rc.Count))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -61,7 +61,7 @@ func (pr *progress) line(msg string) {
 	pr.draw()
 }
 
-func (pr *progress) service(impl, workload string, trial int) {
+func (pr *progress) Service(impl, workload string, trial int) {
 	pr.mu.Lock()
 	pr.where = fmt.Sprintf("%s · %s · trial %d/%d", workload, impl, trial, pr.plan.MinStarts())
 	pr.stage, pr.last = "starting", load.Progress{}
@@ -71,14 +71,14 @@ func (pr *progress) service(impl, workload string, trial int) {
 }
 
 // phase announces a timed phase such as the warm-up or a level.
-func (pr *progress) phase(name string, d time.Duration) {
+func (pr *progress) Phase(name string, d time.Duration) {
 	pr.mu.Lock()
 	pr.stage, pr.phaseEnd, pr.last = name, time.Now().Add(d), load.Progress{}
 	pr.mu.Unlock()
 }
 
 func (pr *progress) level(level int, d time.Duration) {
-	pr.phase(fmt.Sprintf("%d %s", level, pr.unit()), d)
+	pr.Phase(fmt.Sprintf("%d %s", level, pr.unit()), d)
 	if !pr.tty {
 		pr.line(fmt.Sprintf("%s: %d %s for %v", pr.where, level, pr.unit(), d))
 	}
@@ -116,7 +116,7 @@ func (pr *progress) result(lr *results.LevelRun) {
 }
 
 // addTrial counts one more trial's levels (trials: auto).
-func (pr *progress) addTrial() {
+func (pr *progress) AddTrial() {
 	if pr == nil {
 		return
 	}
@@ -126,7 +126,7 @@ func (pr *progress) addTrial() {
 }
 
 // skip counts levels that will not run.
-func (pr *progress) skip(n int) {
+func (pr *progress) Skip(n int) {
 	if pr == nil {
 		return
 	}
@@ -136,7 +136,7 @@ func (pr *progress) skip(n int) {
 }
 
 // onProgress receives the engine's per-second progress.
-func (pr *progress) onProgress(p load.Progress) {
+func (pr *progress) OnProgress(p load.Progress) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.last = p

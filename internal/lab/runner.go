@@ -2,66 +2,24 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/design"
 	"github.com/showdownlab/showdown/internal/neighbour"
 	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
-	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/stats"
-	"github.com/showdownlab/showdown/load/atomicfile"
 )
-
-// Runner executes plans and writes results folders.
-type Runner struct {
-	// Root is the project folder (services/, workloads/).
-	Root string
-	// ResultsDir is where results folders are created (default
-	// Root/results).
-	ResultsDir string
-	// Progress receives progress lines (nil: discarded).
-	Progress io.Writer
-	// TTY redraws one live status line instead of printing lines.
-	TTY bool
-	// Command is the command line that started the run, for run.json.
-	Command string
-	// NoiseSeconds is how long the machine's own noise is measured before
-	// the first service starts (0: noise.DefaultSeconds; negative: not
-	// measured, and the warm-up rule keeps its own thresholds).
-	NoiseSeconds int
-}
-
-// execution is the state of one plan being executed.
-type execution struct {
-	rn        *Runner
-	plan      *plan.Plan
-	dir       string
-	rec       *results.Run
-	manifests map[string]*service.Manifest
-	dbs       *stack.Databases
-	known     []int64
-	progress  *progress
-	starts    int // service starts so far
-	// skuIndex is whether the sku table has its index now (the
-	// database dimension switches it).
-	skuIndex bool
-	// mu keeps lines and warnings whole while builds and the databases'
-	// start run side by side.
-	mu sync.Mutex
-}
 
 // Run executes p and returns the results folder and its record. A failure
 // of one implementation is recorded and the plan goes on; Run returns an
@@ -80,7 +38,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	x := &execution{rn: rn, plan: p, dir: dir, manifests: map[string]*service.Manifest{}}
 	x.rec = &results.Run{Version: 1, Command: rn.Command, Plan: p, Start: time.Now().UTC(),
 		Placement: p.Placement, Builds: map[string]*results.Build{}}
-	x.say("results: %s", dir)
+	x.Say("results: %s", dir)
 	x.rec.Machine = DescribeMachine(rn.Root)
 	x.sayCores()
 	defer func() {
@@ -121,7 +79,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	// should have every CPU.
 	if cpus := p.Placement.GeneratorCPUs; cpus != "" {
 		if err := cgroup.PinTree(os.Getpid(), cpus); err != nil {
-			x.warn("generator not pinned to CPUs %s: %v", cpus, err)
+			x.Warn("generator not pinned to CPUs %s: %v", cpus, err)
 		}
 		x.sizeGenerator(cpus)
 	}
@@ -132,16 +90,11 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 			defer n.Stop()
 		}
 	}
-	if ok, why := p.Interleaved(); p.SLO != nil {
-		x.runCapacity(ctx)
-	} else if ok {
-		x.runInterleaved(ctx)
-	} else {
-		if len(p.Arms()) > 1 {
-			x.say("measured one start after another, not in interleaved rounds: %s", why)
-		}
-		x.runSequential(ctx)
+	d, why := design.For(p)
+	if why != "" {
+		x.Say("measured one start after another, not in interleaved rounds: %s", why)
 	}
+	d.Run(ctx, x)
 	if p.Faults != nil && ctx.Err() == nil {
 		x.runFaults(ctx)
 	}
@@ -160,32 +113,7 @@ func (x *execution) sizeGenerator(cpus string) {
 		runtime.SetDefaultGOMAXPROCS()
 	}
 	if n, c := runtime.GOMAXPROCS(0), affinityCPUs(); c > 0 && n < c {
-		x.warn("the generator runs on at most %d of its %d CPUs (%s) at once: GOMAXPROCS is %d", n, c, cpus, n)
-	}
-}
-
-// runSequential measures every start alone, one after the other: trial
-// by trial, implementations in a rotated order.
-func (x *execution) runSequential(ctx context.Context) {
-	p := x.plan
-	last := p.Trials
-	if p.TrialsAuto {
-		last = p.TrialsMax
-	}
-	for trial := 1; trial <= last && ctx.Err() == nil; trial++ {
-		if trial > p.Trials && x.precise() {
-			break
-		}
-		if trial > p.Trials {
-			x.progress.addTrial()
-		}
-		for _, s := range schedule(p, trial) {
-			if ctx.Err() != nil {
-				break
-			}
-			x.rec.Services = append(x.rec.Services, x.runStart(ctx, s)...)
-			_ = results.WriteRun(x.dir, x.rec)
-		}
+		x.Warn("the generator runs on at most %d of its %d CPUs (%s) at once: GOMAXPROCS is %d", n, c, cpus, n)
 	}
 }
 
@@ -202,10 +130,10 @@ func (x *execution) startNeighbour() *neighbour.Neighbour {
 	}
 	n, err := neighbour.Start(o)
 	if err != nil {
-		x.warn("no noisy neighbour: %v", err)
+		x.Warn("no noisy neighbour: %v", err)
 		return nil
 	}
-	x.warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time on average, its share drifting between turns %v-%v apart, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus, n.Options().MinPeriod, n.Options().MaxPeriod)
+	x.Warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time on average, its share drifting between turns %v-%v apart, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus, n.Options().MinPeriod, n.Options().MaxPeriod)
 	return n
 }
 
@@ -218,161 +146,14 @@ func (x *execution) sayCores() {
 	}
 	cp, err := p.PlaceCores()
 	if err != nil {
-		x.warn("%v", err) // validation refused it already; a changed machine
+		x.Warn("%v", err) // validation refused it already; a changed machine
 		return
 	}
-	x.say("cores %s: each arm's service on CPUs 0..n-1 (%s at %d), generator on CPUs %s, databases on CPUs %s",
+	x.Say("cores %s: each arm's service on CPUs 0..n-1 (%s at %d), generator on CPUs %s, databases on CPUs %s",
 		plan.CoresLabel(p.Cores), plan.CoreCPUs(slices.Max(p.Cores)), slices.Max(p.Cores), p.Placement.GeneratorCPUs, p.Placement.DatabaseCPUs)
 	for _, n := range cp.Notes {
-		x.warn("%s", n)
+		x.Warn("%s", n)
 	}
-}
-
-// newResultsDir creates results/<UTC time>-<plan>/, never reusing one.
-func newResultsDir(parent, name string, now time.Time) (string, error) {
-	base := filepath.Join(parent, now.UTC().Format("20060102T150405Z")+"-"+sanitizeName(name))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
-	}
-	for i := 0; i < 100; i++ {
-		dir := base
-		if i > 0 {
-			dir = fmt.Sprintf("%s-%d", base, i+1)
-		}
-		if err := os.Mkdir(dir, 0o755); err == nil {
-			return dir, nil
-		} else if !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("cannot create a new results folder next to %s", base)
-}
-
-func sanitizeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '+' || r == '@' {
-			return r
-		}
-		return '_'
-	}, s)
-}
-
-func (x *execution) say(format string, args ...any) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.progress != nil {
-		x.progress.line(fmt.Sprintf(format, args...))
-		return
-	}
-	if x.rn.Progress != nil {
-		fmt.Fprintf(x.rn.Progress, format+"\n", args...)
-	}
-}
-
-func (x *execution) warn(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	x.mu.Lock()
-	x.rec.Warnings = append(x.rec.Warnings, msg)
-	x.mu.Unlock()
-	x.say("warning: %s", msg)
-}
-
-// sayWriter turns writes of whole lines into progress lines.
-type sayWriter struct{ x *execution }
-
-func (w sayWriter) Write(b []byte) (int, error) {
-	w.x.say("%s", strings.TrimRight(string(b), "\n"))
-	return len(b), nil
-}
-
-// build builds every service the plan uses, once; cached builds are free.
-// Builds of one language take turns, as they share a toolchain's local
-// store (two Maven processes downloading into one ~/.m2 at once can
-// corrupt it); languages build side by side, one per CPU, so that a long
-// single-threaded step (rust-axum's link-time optimisation, a JVM's
-// training run) leaves the other CPUs to the next build.
-func (x *execution) build(ctx context.Context) {
-	if err := os.MkdirAll(filepath.Join(x.dir, "builds"), 0o755); err != nil {
-		return
-	}
-	var langs [][]string // service names by language, in plan order
-	lane := map[string]int{}
-	for _, im := range x.plan.Implementations {
-		name := im.Service
-		if _, done := x.rec.Builds[name]; done {
-			continue
-		}
-		b := &results.Build{}
-		x.rec.Builds[name] = b
-		m := x.manifests[name]
-		if m == nil {
-			b.Error = "no manifest services/" + name + "/showdown.yaml"
-			continue
-		}
-		i, ok := lane[m.Language]
-		if !ok {
-			i = len(langs)
-			lane[m.Language] = i
-			langs = append(langs, nil)
-		}
-		langs[i] = append(langs[i], name)
-	}
-	work := make(chan []string)
-	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), len(langs)) {
-		wg.Go(func() {
-			for names := range work {
-				for _, name := range names {
-					x.buildOne(ctx, x.manifests[name], x.rec.Builds[name])
-				}
-			}
-		})
-	}
-	for _, names := range langs {
-		work <- names
-	}
-	close(work)
-	wg.Wait()
-}
-
-// buildOne builds m into b, its log in builds/<name>.log.
-func (x *execution) buildOne(ctx context.Context, m *service.Manifest, b *results.Build) {
-	name := m.Name
-	logPath := filepath.Join(x.dir, "builds", name+".log")
-	f, err := atomicfile.Create(logPath, 0o644)
-	if err != nil {
-		b.Error = err.Error()
-		return
-	}
-	x.say("building %s", name)
-	res, err := m.Build(ctx, f)
-	if cerr := f.Commit(); cerr != nil {
-		x.warn("%s: %v", logPath, cerr)
-	}
-	b.Cached, b.Seconds, b.ArtifactBytes = res.Cached, res.Duration.Seconds(), res.ArtifactBytes
-	if err != nil {
-		b.Error = err.Error()
-		b.LogTail = tailFile(logPath, 30)
-		x.warn("%s failed to build: %v", name, err)
-		return
-	}
-	if res.Cached {
-		x.say("built %s (cached)", name)
-	} else {
-		x.say("built %s in %.1fs", name, res.Duration.Seconds())
-	}
-}
-
-func tailFile(path string, lines int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
 }
 
 // measureNoise measures the machine's own per-second variation on the
@@ -397,17 +178,17 @@ func (x *execution) measureNoise(ctx context.Context) {
 		}
 	}
 	sort.Ints(cpus)
-	x.say("measuring the machine's own noise on CPUs %v (%d s)", cpus, secs)
+	x.Say("measuring the machine's own noise on CPUs %v (%d s)", cpus, secs)
 	f, err := noise.Measure(ctx, cpus, secs)
 	if err != nil {
-		x.warn("machine noise not measured: %v", err)
+		x.Warn("machine noise not measured: %v", err)
 		return
 	}
 	nf := results.NoiseFloor(f)
 	x.rec.Machine.Noise = &nf
-	x.say("machine noise: per-second CV %s on CPUs %v", percents(f.CV), cpus)
+	x.Say("machine noise: per-second CV %s on CPUs %v", percents(f.CV), cpus)
 	if f.Max > stats.DefaultSteadyMaxCV {
-		x.warn("this machine's own speed varies %.0f%% from second to second (a memory-bound probe on each of its CPUs at once, nothing else running); "+
+		x.Warn("this machine's own speed varies %.0f%% from second to second (a memory-bound probe on each of its CPUs at once, nothing else running); "+
 			"the warm-up rule holds services to that instead of %.0f%%, and single-trial differences of that order are within the machine's noise (plans/README.md)",
 			f.Max*100, stats.DefaultSteadyMaxCV*100)
 	}

@@ -44,7 +44,7 @@ func setup(ctx context.Context, sc *scenario.Scenario) error {
 	return sc.RunSetup(ctx, nil)
 }
 
-func (x *execution) attacker(progress func(load.Progress), extra ...load.Option) *load.Attacker {
+func (x *execution) Attacker(progress func(load.Progress), extra ...load.Option) *load.Attacker {
 	opts := []load.Option{load.Timeout(time.Duration(x.plan.Load.Timeout))}
 	if x.plan.Load.MaxInflight > 0 {
 		opts = append(opts, load.MaxInflight(x.plan.Load.MaxInflight))

@@ -12,44 +12,25 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/scenario"
+	"github.com/showdownlab/showdown/internal/schedule"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
-	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/internal/wording"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/load/atomicfile"
 	"github.com/showdownlab/showdown/workloads"
 )
 
-// live is one implementation started for a trial: its process, limits
-// and log, the measurements it serves and their records.
-type live struct {
-	x       *execution
-	s       start
-	im      plan.Implementation
-	ms      []measurement
-	srs     []*results.ServiceRun
-	svc     *stack.Service
-	grp     *cgroup.Group
-	logf    *atomicfile.File
-	logPath string
-	nmt     bool
-	stopped bool
-	frozen  bool
-	// settled is the scenario of each workload once prepared (contract
-	// and warm-up passed), for interleaved rounds.
-	settled map[string]*scenario.Scenario
-}
-
 // runStart starts one implementation once and measures it on each
 // workload of s in turn: contract check, warm-up, every level. It returns
 // one record per workload; a failure before the service is up fails them
 // all, a failure on one workload fails that one and the next is tried.
-func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun {
+func (x *execution) RunStart(ctx context.Context, s schedule.Start) []*results.ServiceRun {
 	l := x.bringUp(ctx, s, true)
 	if l.svc == nil {
 		return l.srs
 	}
-	defer l.down()
+	defer l.Down()
 	idle := rssOf(l.svc.PID())
 	for i, m := range l.ms {
 		w, sr := m.Workload, l.srs[i]
@@ -57,36 +38,36 @@ func (x *execution) runStart(ctx context.Context, s start) []*results.ServiceRun
 		if ctx.Err() != nil {
 			break
 		}
-		if !l.alive(ctx, sr) {
+		if !l.Alive(ctx, sr) {
 			continue
 		}
 		if i > 0 || sr.Database != "" {
-			x.progress.service(sr.Name(), w.Name, s.Trial)
+			x.progress.Service(sr.Name(), w.Name, s.Trial)
 		}
 		if m.Setting.Label != "" && m.Setting.SKUIndex != x.skuIndex {
 			if err := x.dbs.SetSKUIndex(ctx, m.Setting.SKUIndex); err != nil {
-				l.fail(ctx, sr, "database setting %s: %v", m.Setting.Label, err)
+				l.Fail(ctx, sr, "database setting %s: %v", m.Setting.Label, err)
 				continue
 			}
 			x.skuIndex = m.Setting.SKUIndex
 		}
 		if reason := x.measureWorkload(ctx, l.svc, l.im, w, sr, i == 0); reason != "" {
-			l.fail(ctx, sr, "%s", reason)
+			l.Fail(ctx, sr, "%s", reason)
 		}
 		l.after(ctx, sr)
 	}
 	l.interrupted(ctx)
-	l.down()
+	l.Down()
 	return l.srs
 }
 
 // bringUp starts s's implementation with its limits and log and returns
 // it live, after the plan's database restart when restart is set; when it
 // could not start, every record is failed and svc is nil.
-func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
+func (x *execution) bringUp(ctx context.Context, s schedule.Start, restart bool) *live {
 	p, im := x.plan, s.Implementation
 	x.starts++
-	l := &live{x: x, s: s, im: im, ms: measurements(p, s.Workloads, x.skuIndex), settled: map[string]*scenario.Scenario{}}
+	l := &live{x: x, s: s, im: im, ms: schedule.Measurements(p, s.Workloads, x.skuIndex), settled: map[string]*scenario.Scenario{}}
 	for _, m := range l.ms {
 		w := m.Workload
 		dir := filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
@@ -125,7 +106,7 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 		sr.ArtifactBytes = b.ArtifactBytes
 	}
 	if restart {
-		if what, err := x.beforeStart(ctx, s.Workloads); err != nil {
+		if what, err := x.BeforeStart(ctx, s.Workloads); err != nil {
 			return l.failAll(ctx, "", "%s: %v", what, err)
 		}
 	}
@@ -155,7 +136,7 @@ func (x *execution) bringUp(ctx context.Context, s start, restart bool) *live {
 	if l.nmt {
 		withNMT(env)
 	}
-	x.progress.service(im.ID(), s.Workloads[0].Name, s.Trial)
+	x.progress.Service(im.ID(), s.Workloads[0].Name, s.Trial)
 	svc, err := stack.StartService(ctx, m, x.dbs, stack.ServiceOptions{Env: env, Log: logf, Wrap: grp.Wrap})
 	if err != nil {
 		l.failAll(ctx, tailFile(l.logPath, 40), "start: %v", err)
@@ -178,87 +159,6 @@ func armEnv(p *plan.Plan, im plan.Implementation, m *service.Manifest) map[strin
 		}
 	}
 	return env
-}
-
-// fail records why sr failed (or was interrupted).
-func (l *live) fail(ctx context.Context, sr *results.ServiceRun, format string, args ...any) {
-	x := l.x
-	sr.Status = results.Failed
-	sr.Reason = fmt.Sprintf(format, args...)
-	if ctx.Err() != nil {
-		// What breaks while everything is being stopped is the
-		// interrupt's doing, not the implementation's.
-		sr.Status = results.Interrupted
-		x.say("%s on %s, trial %d: INTERRUPTED: %s", sr.Name(), sr.Workload, l.s.Trial, sr.Reason)
-	} else {
-		x.say("%s on %s, trial %d: FAILED: %s", sr.Name(), sr.Workload, l.s.Trial, sr.Reason)
-	}
-	x.progress.skip(countStatus(sr.Levels, results.Skipped))
-}
-
-// failAll fails every record still OK, with the log's tail.
-func (l *live) failAll(ctx context.Context, tail, format string, args ...any) *live {
-	for _, sr := range l.srs {
-		if sr.Status == results.OK {
-			sr.LogTail = tail
-			l.fail(ctx, sr, format, args...)
-		}
-	}
-	return l
-}
-
-// alive reports whether the service still runs, failing sr if not.
-func (l *live) alive(ctx context.Context, sr *results.ServiceRun) bool {
-	select {
-	case <-l.svc.Exited():
-		l.fail(ctx, sr, "the service exited before this workload")
-		return false
-	default:
-		return true
-	}
-}
-
-// after records what a workload left: RSS, and the JVM's native memory.
-func (l *live) after(ctx context.Context, sr *results.ServiceRun) {
-	sr.RSSAfterBytes = rssOf(l.svc.PID())
-	if l.nmt && ctx.Err() == nil {
-		sr.NativeMemory = nativeMemory(ctx, l.svc.PID())
-		if e := sr.NativeMemory.Error; e != "" {
-			l.x.warn("%s on %s, trial %d: native memory tracking: %s", sr.Name(), sr.Workload, l.s.Trial, e)
-		}
-	}
-}
-
-// interrupted marks a record the interrupt cut short (a level, the
-// warm-up, or the whole workload) as not OK.
-func (l *live) interrupted(ctx context.Context) {
-	if ctx.Err() == nil {
-		return
-	}
-	for _, sr := range l.srs {
-		if sr.Status == results.OK && countStatus(sr.Levels, results.OK) < len(sr.Levels) {
-			sr.Status, sr.Reason = results.Interrupted, "interrupted before every level was measured"
-		}
-	}
-}
-
-// down stops the service (thawed first: a stopped process takes no
-// SIGTERM), commits its log and removes its limits; once.
-func (l *live) down() {
-	if l.stopped || l.svc == nil {
-		return
-	}
-	l.stopped = true
-	l.thaw()
-	code, _ := l.svc.Stop()
-	for _, sr := range l.srs {
-		sr.ExitCode = max(code, 0)
-		if sr.Status != results.OK && sr.LogTail == "" {
-			sr.LogTail = tailFile(l.logPath, 40)
-		}
-	}
-	l.logf.Commit()
-	l.grp.Remove()
 }
 
 // measureWorkload runs one workload on a started service: database reset
@@ -318,22 +218,22 @@ func (x *execution) prepareWorkload(ctx context.Context, svc *stack.Service, im 
 	}
 	// One iteration of the scenario, which asserts every response: the
 	// whole check with verify: quick.
-	res, err := x.attacker(nil).Attack(ctx, load.StatusChecked(sc), load.ClosedModel{Users: 1, Iterations: 1})
+	res, err := x.Attacker(nil).Attack(ctx, load.StatusChecked(sc), load.ClosedModel{Users: 1, Iterations: 1})
 	if err != nil {
 		return nil, "contract check: " + err.Error()
 	}
 	if row, _ := res.Row(""); row.Errors > 0 || row.Samples == 0 {
-		return nil, "contract check: one iteration of the scenario: " + reasons(row)
+		return nil, "contract check: one iteration of the scenario: " + row.ErrorReasons()
 	}
 	c.Seconds = math.Round(time.Since(began).Seconds()*10) / 10
-	x.say("%s on %s: contract %s", sr.Name(), w.Name, describeContract(c))
+	x.Say("%s on %s: contract %s", sr.Name(), w.Name, wording.Contract(c))
 	wu, err := x.warmUp(ctx, sc, svc.PID(), p.Load.Levels[0], first, p.WarmupOf(im))
 	sr.Warmup = wu
 	if err != nil {
 		return nil, "warm-up: " + err.Error()
 	}
 	if wu != nil {
-		x.say("%s on %s: warm-up %s", sr.Name(), w.Name, describeWarmup(wu))
+		x.Say("%s on %s: warm-up %s", sr.Name(), w.Name, wording.Warmup(wu))
 	}
 	sr.RSSWarmBytes = rssOf(svc.PID())
 	return sc, ""
@@ -358,46 +258,4 @@ func (x *execution) levelOf(ctx context.Context, svc *stack.Service, sc *scenari
 		return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)
 	}
 	return ""
-}
-
-// describeContract says how a contract check went, for the progress lines.
-func describeContract(c *results.Contract) string {
-	if c.Mode == plan.VerifyQuick {
-		return fmt.Sprintf("(quick: one iteration of the scenario) passed in %.1fs", c.Seconds)
-	}
-	if c.Attempts > 1 {
-		return fmt.Sprintf("passed on the second attempt: %d checks, %d skipped, in %.1fs (the first failed %d)", c.Passed, c.Skipped, c.Seconds, len(c.FirstFailures))
-	}
-	return fmt.Sprintf("passed: %d checks, %d skipped, in %.1fs", c.Passed, c.Skipped, c.Seconds)
-}
-
-// describeWarmup says how a warm-up ended, for the progress lines.
-func describeWarmup(wu *results.WarmupRun) string {
-	switch {
-	case !wu.Auto:
-		return fmt.Sprintf("%.0fs (fixed), %d requests", wu.Seconds, wu.Requests)
-	case wu.Steady:
-		return fmt.Sprintf("steady after %.0fs, %d requests (%s)", wu.Seconds, wu.Requests, ruleFigures(wu))
-	}
-	return fmt.Sprintf("NOT STEADY after %.0fs (the cap), %d requests (%s)", wu.Seconds, wu.Requests, ruleFigures(wu))
-}
-
-// ruleFigures are the steady-state rule's figures over the warm-up's
-// last window: CV, drift and, where watched, the compiler threads' CPU.
-func ruleFigures(wu *results.WarmupRun) string {
-	s := fmt.Sprintf("CV %.1f%%, drift %.1f%%", 100*wu.CV, 100*wu.Drift)
-	if n := len(wu.CompilerCPU); n > 0 {
-		s += fmt.Sprintf(", JIT compiler %.0f%% of a CPU", stats.Mean(wu.CompilerCPU[max(0, n-stats.DefaultSteadyWindow):]))
-	}
-	return s
-}
-
-func countStatus(ls []*results.LevelRun, status results.Status) int {
-	n := 0
-	for _, l := range ls {
-		if l.Status == status {
-			n++
-		}
-	}
-	return n
 }

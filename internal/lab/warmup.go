@@ -42,8 +42,8 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level
 	if pid > 0 {
 		watch.WatchCompiler(func() time.Duration { return monitor.CompilerCPU(int32(pid)) })
 	}
-	x.progress.phase("warm-up", d)
+	x.progress.Phase("warm-up", d)
 	return watch.Drive(ctx, func(ctx context.Context, on func(load.Progress)) (*load.Result, error) {
-		return x.attacker(on).Attack(ctx, load.StatusChecked(sc), model)
-	}, x.progress.onProgress)
+		return x.Attacker(on).Attack(ctx, load.StatusChecked(sc), model)
+	}, x.progress.OnProgress)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // CapacityRow is one arm's capacity at the plan's objective on one
@@ -54,7 +55,7 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 		if wl == nil {
 			continue
 		}
-		row := CapacityRow{Implementation: c.Arm, Capacity: c.Describe(), Rate: c.Rate, Low: c.Low, High: c.High, LowerBound: c.LowerBound,
+		row := CapacityRow{Implementation: c.Arm, Capacity: wording.Capacity(c), Rate: c.Rate, Low: c.Low, High: c.High, LowerBound: c.LowerBound,
 			Failed: c.Failed, FailedWhy: c.FailedWhy, Starts: len(c.Brackets), Probes: len(c.Probes), RSSBytes: c.RSSBytes}
 		if c.CPUs > 0 {
 			row.PerCPU = c.Rate / c.CPUs
@@ -66,7 +67,7 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 		}
 		if p.Sizing != nil {
 			sz := results.SizeFor(c, *p.Sizing)
-			wl.Sizing = append(wl.Sizing, SizingRow{Implementation: c.Arm, Size: sz, Text: sizeText(sz)})
+			wl.Sizing = append(wl.Sizing, SizingRow{Implementation: c.Arm, Size: sz, Text: wording.Size(sz)})
 		}
 	}
 	// A capacity run measures no level: its cells (the warm-up's level,
@@ -87,7 +88,7 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 			starts = max(starts, row.Starts)
 		}
 		wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it, bracketed and bisected in every arm in turn over %d fresh start(s); 95%% interval of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), starts)
-		wl.Verdicts = append(append(wl.Verdicts, v.Verdict.Lines()...), v.LowerBounds...)
+		wl.Verdicts = append(append(wl.Verdicts, wording.Verdict(&v.Verdict)...), v.LowerBounds...)
 		wl.Headline = capacityHeadline(wl, v)
 		wl.CapacityFound = len(v.Ranking) > 0
 	}
@@ -134,23 +135,7 @@ func capacityHeadline(wl *Workload, v *results.CapacityVerdict) string {
 	first := byArm[v.Ranking[0]]
 	text := fmt.Sprintf("At %s, %s serves the most: %s", v.Objective, first.Implementation, first.Capacity)
 	if len(v.Pairs) > 0 {
-		text += "; by capacity: " + rankingText(&v.Verdict)
-	}
-	return text
-}
-
-// sizeText says a size in words.
-func sizeText(sz results.Size) string {
-	if sz.Instances == 0 {
-		return "no capacity to size from"
-	}
-	cores := "cores unknown (the service was not pinned)"
-	if sz.Cores > 0 {
-		cores = fmt.Sprintf("%.2f cores", sz.Cores)
-	}
-	text := fmt.Sprintf("%s; %d process(es) of %s: %s", cores, sz.Instances, human.Bytes(float64(sz.MemoryBytes)/float64(sz.Instances)), human.Bytes(float64(sz.MemoryBytes)))
-	if sz.LowerBound {
-		text += " (at most: its capacity is a lower bound)"
+		text += "; by capacity: " + wording.Ranking(&v.Verdict)
 	}
 	return text
 }

@@ -5,13 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/showdownlab/showdown/internal/human"
 	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/showdownlab/showdown/internal/human"
 
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load/atomicfile"

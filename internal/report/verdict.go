@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"strings"
 
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // applyComparisons makes the run's interleaved comparisons the headline
@@ -32,10 +32,10 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 			wl.Verdicts = append(wl.Verdicts, fmt.Sprintf("at %d %s: no verdict, no round was measured", c.Level, unit))
 			continue
 		}
-		for _, l := range v.Lines() {
+		for _, l := range wording.Verdict(v) {
 			wl.Verdicts = append(wl.Verdicts, fmt.Sprintf("at %d %s: %s", c.Level, unit, l))
 		}
-		head := fmt.Sprintf("At %d %s, by %s: %s", c.Level, unit, v.Metric, rankingText(v))
+		head := fmt.Sprintf("At %d %s, by %s: %s", c.Level, unit, v.Metric, wording.Ranking(v))
 		if wl.VerdictHeadline == "" {
 			wl.VerdictHeadline = head
 		} else {
@@ -47,32 +47,6 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 			wl.Headline = wl.VerdictHeadline
 		}
 	}
-}
-
-// rankingText is the ranking as a chain of adjacent ratios: "rust-axum
-// 2.08× [2.01, 2.15] go-stdlib ≈ java-helidon (no significant
-// difference)".
-func rankingText(v *results.Verdict) string {
-	var b strings.Builder
-	b.WriteString(v.Ranking[0])
-	if len(v.Pairs) == 0 && v.AA == nil {
-		b.WriteString(" alone")
-	}
-	for _, pr := range v.Pairs {
-		if pr.Significant {
-			fmt.Fprintf(&b, " %.2f× [%.2f, %.2f] %s", pr.Ratio, pr.Low, pr.High, pr.Worse)
-		} else {
-			fmt.Fprintf(&b, " ≈ %s (no significant difference, %.2f× [%.2f, %.2f])", pr.Worse, pr.Ratio, pr.Low, pr.High)
-		}
-	}
-	if v.AA != nil {
-		claim := "no difference claimed"
-		if v.AA.Significant {
-			claim = "a difference claimed: read the verdict with care"
-		}
-		fmt.Fprintf(&b, "; A/A %.3f× [%.3f, %.3f], %s", v.AA.Ratio, v.AA.Low, v.AA.High, claim)
-	}
-	return b.String()
 }
 
 // roundsOf is how many rounds each arm had, at most.

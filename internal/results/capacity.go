@@ -86,20 +86,6 @@ type Bracket struct {
 	Probes  int    `json:"probes"`
 }
 
-// Describe says a capacity in one line: "18400 req/s [18100, 18700]",
-// "at least 52000 req/s (a lower bound: generator at 91% of its CPUs)".
-func (c *Capacity) Describe() string {
-	switch {
-	case c.LowerBound && c.Low > 0:
-		return fmt.Sprintf("at least %s %s (a lower bound: %s)", count(c.Low), c.Units(), c.Reason)
-	case c.Rate == 0 && c.Reason != "":
-		return "none: " + c.Reason
-	case c.Rate == 0:
-		return "not measured"
-	}
-	return fmt.Sprintf("%s %s [%s, %s]", count(c.Rate), c.Units(), count(c.Low), count(c.High))
-}
-
 // Units is c's Unit, "req/s" when the run recorded none.
 func (c *Capacity) Units() string {
 	if c.Unit == "" {
@@ -114,7 +100,6 @@ const (
 	UnitUsers = "users"
 )
 
-// count writes a rate as the report does (human.Count above 100).
 func count(v float64) string { return fmt.Sprintf("%.0f", math.Round(v)) }
 
 // CapacityVerdict ranks the arms of one workload by capacity at the
@@ -127,19 +112,6 @@ type CapacityVerdict struct {
 	// LowerBounds say which capacities, and so which ratios, are only
 	// lower bounds, and why.
 	LowerBounds []string `json:"lower_bounds,omitempty"`
-}
-
-// Lines are the printed verdict: a heading, then its statements.
-func (v *CapacityVerdict) Lines() []string {
-	head := fmt.Sprintf("VERDICT %s: capacity at %s:", v.Workload, v.Objective)
-	if len(v.Ranking) == 0 {
-		return []string{head + " no verdict: no capacity was found"}
-	}
-	out := []string{head}
-	for _, l := range append(v.Verdict.Lines(), v.LowerBounds...) {
-		out = append(out, "  "+l)
-	}
-	return out
 }
 
 // Size is what one arm needs to carry a stated load at the objective.

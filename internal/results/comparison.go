@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -150,63 +149,4 @@ func GeneratorNote(percent float64, cpus int) string {
 		unit = "CPU"
 	}
 	return fmt.Sprintf("generator-bound, generator %.0f%% of %d %s", percent, cpus, unit)
-}
-
-// Describe says one pair of a verdict: "rust-axum 2.08× go-stdlib [2.01,
-// 2.15] throughput", or that there is no significant difference.
-func (p PairRatio) Describe(metric string) string {
-	what := metric
-	if metric != "throughput" && metric != "capacity" {
-		what = "lower " + metric
-	}
-	iv := fmt.Sprintf("[%.2f, %.2f]", p.Low, p.High)
-	if p.OneStart {
-		iv += " (one start: the machine's noise only)"
-	}
-	if !p.Significant {
-		return fmt.Sprintf("%s ≈ %s: no significant difference (%.2f× %s)", p.Better, p.Worse, p.Ratio, iv)
-	}
-	return fmt.Sprintf("%s %.2f× %s %s %s", p.Better, p.Ratio, p.Worse, iv, what)
-}
-
-// Lines are the verdict's statements, in order: every adjacent pair,
-// the generator-bound arms, the A/A check and what is not within the
-// precision.
-func (v *Verdict) Lines() []string {
-	var out []string
-	if len(v.Ranking) == 1 && len(v.Pairs) == 0 && v.AA == nil {
-		out = append(out, "only "+v.Ranking[0]+" was measured: nothing to compare")
-	}
-	for _, pr := range v.Pairs {
-		out = append(out, pr.Describe(v.Metric))
-	}
-	arms := make([]string, 0, len(v.GeneratorBound))
-	for arm := range v.GeneratorBound {
-		arms = append(arms, arm)
-	}
-	sort.Strings(arms)
-	for _, arm := range arms {
-		out = append(out, fmt.Sprintf("%s is generator-bound: the generator used %.0f%% of its CPUs during its rounds, so its figures may be the generator's", arm, v.GeneratorBound[arm]))
-	}
-	if v.AA != nil {
-		out = append(out, "A/A (the machine against itself): "+v.AA.Describe(v.Metric))
-	}
-	for _, u := range v.Unresolved {
-		out = append(out, "not within the precision: "+u)
-	}
-	return out
-}
-
-// VerdictLines are the printed verdict of a comparison: a heading, then
-// its verdict's lines.
-func (c *Comparison) VerdictLines() []string {
-	head := fmt.Sprintf("VERDICT %s at %d (%s model, %d rounds):", c.Workload, c.Level, c.Model, len(c.Rounds))
-	if c.Verdict == nil || len(c.Verdict.Ranking) == 0 {
-		return []string{head + " no verdict: no round was measured"}
-	}
-	out := []string{head}
-	for _, l := range c.Verdict.Lines() {
-		out = append(out, "  "+l)
-	}
-	return out
 }

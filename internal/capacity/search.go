@@ -1,4 +1,8 @@
-package lab
+// Package capacity is the arithmetic of a capacity search at an
+// objective: the search's steps, each probe's judgement, the capacity
+// estimated from the starts' brackets with its interval, and the ranking
+// of capacities. It runs nothing.
+package capacity
 
 import (
 	"fmt"
@@ -27,21 +31,21 @@ const (
 	MaxProbeUsers = 100_000
 )
 
-// scale is what a search varies: the open model's arrival rate, or the
+// Scale is what a search varies: the open model's arrival rate, or the
 // closed model's users, whole numbers from one up.
-type scale struct {
+type Scale struct {
 	unit, noun string
 	min, max   float64
 	whole      bool
 }
 
 var (
-	rateScale  = scale{unit: results.UnitRate, noun: "rate", min: MinProbeRate, max: MaxProbeRate}
-	usersScale = scale{unit: results.UnitUsers, noun: "number of users", min: 1, max: MaxProbeUsers, whole: true}
+	rateScale  = Scale{unit: results.UnitRate, noun: "rate", min: MinProbeRate, max: MaxProbeRate}
+	usersScale = Scale{unit: results.UnitUsers, noun: "number of users", min: 1, max: MaxProbeUsers, whole: true}
 )
 
-// scaleOf is the scale of a capacity in unit.
-func scaleOf(unit string) scale {
+// ScaleOf is the scale of a capacity in unit.
+func ScaleOf(unit string) Scale {
 	if unit == results.UnitUsers {
 		return usersScale
 	}
@@ -49,7 +53,7 @@ func scaleOf(unit string) scale {
 }
 
 // format writes v in the scale's unit: "312.5 req/s", "40 users".
-func (sc scale) format(v float64) string {
+func (sc Scale) format(v float64) string {
 	if sc.whole {
 		return fmt.Sprintf("%.0f %s", v, sc.unit)
 	}
@@ -58,14 +62,14 @@ func (sc scale) format(v float64) string {
 
 // up is the next load above pass, by growth; down the next below top.
 // Whole loads move by at least one.
-func (sc scale) up(pass, growth float64) float64 {
+func (sc Scale) up(pass, growth float64) float64 {
 	if sc.whole {
 		return math.Max(pass+1, math.Round(pass*growth))
 	}
 	return pass * growth
 }
 
-func (sc scale) down(top, growth float64) float64 {
+func (sc Scale) down(top, growth float64) float64 {
 	if sc.whole {
 		return math.Min(top-1, math.Round(top/growth))
 	}
@@ -73,14 +77,14 @@ func (sc scale) down(top, growth float64) float64 {
 }
 
 // mid is the bisection's next load between pass and top.
-func (sc scale) mid(pass, top float64) float64 {
+func (sc Scale) mid(pass, top float64) float64 {
 	if sc.whole {
 		return math.Floor((pass + top) / 2)
 	}
 	return (pass + top) / 2
 }
 
-// search is one arm's capacity search in one start: bracket the
+// Search is one arm's capacity search in one start: bracket the
 // objective's edge by growing or shrinking the rate by a factor until one
 // rate passes and one fails, then bisect until the lowest failing rate
 // is within resolution of the highest passing one. A generator-limited
@@ -88,8 +92,8 @@ func (sc scale) mid(pass, top float64) float64 {
 // and the result is a lower bound. On the users scale the same holds of
 // whole numbers of users: the search also ends when the failing number
 // is one above the passing one.
-type search struct {
-	sc                 scale
+type Search struct {
+	sc                 Scale
 	resolution, growth float64
 	maxProbes          int
 	// next is the rate to probe next.
@@ -103,16 +107,16 @@ type search struct {
 	stop string
 }
 
-func newSearch(sc scale, start, resolution, growth float64, maxProbes int) *search {
+func NewSearch(sc Scale, start, resolution, growth float64, maxProbes int) *Search {
 	if sc.whole {
 		start = math.Round(start)
 	}
-	return &search{sc: sc, next: math.Min(math.Max(start, sc.min), sc.max), resolution: resolution, growth: growth, maxProbes: maxProbes}
+	return &Search{sc: sc, next: math.Min(math.Max(start, sc.min), sc.max), resolution: resolution, growth: growth, maxProbes: maxProbes}
 }
 
 // top is the lowest rate known not to pass: a failing rate or the
 // generator's ceiling, whichever is lower (0: none).
-func (s *search) top() float64 {
+func (s *Search) top() float64 {
 	switch {
 	case s.fail == 0:
 		return s.ceiling
@@ -122,21 +126,21 @@ func (s *search) top() float64 {
 	return math.Min(s.fail, s.ceiling)
 }
 
-// done reports whether the search is over: bracketed to the resolution,
+// Done reports whether the search is over: bracketed to the resolution,
 // or stopped.
-func (s *search) done() bool {
+func (s *Search) Done() bool {
 	return s.stop != "" || s.reached()
 }
 
 // reached reports whether the search bracketed the edge to its
 // resolution.
-func (s *search) reached() bool {
+func (s *Search) reached() bool {
 	t := s.top()
 	return s.pass > 0 && t > 0 && ((t-s.pass)/s.pass <= s.resolution || s.sc.whole && t-s.pass <= 1)
 }
 
-// record takes the outcome of the probe at rate and sets the next rate.
-func (s *search) record(rate float64, pass, generatorLimited bool, why string) {
+// Record takes the outcome of the probe at rate and sets the next rate.
+func (s *Search) Record(rate float64, pass, generatorLimited bool, why string) {
 	s.probes++
 	switch {
 	case generatorLimited:
@@ -152,7 +156,7 @@ func (s *search) record(rate float64, pass, generatorLimited bool, why string) {
 	}
 	t := s.top()
 	switch {
-	case s.done():
+	case s.Done():
 		return
 	case s.pass == 0:
 		s.next = s.sc.down(t, s.growth)
@@ -171,8 +175,8 @@ func (s *search) record(rate float64, pass, generatorLimited bool, why string) {
 	}
 }
 
-// bracket is the search's outcome in start.
-func (s *search) bracket(start int) results.Bracket {
+// Bracket is the search's outcome in start.
+func (s *Search) Bracket(start int) results.Bracket {
 	b := results.Bracket{Start: start, Pass: s.pass, Fail: s.top(), Probes: s.probes, Why: s.failWhy}
 	if s.ceiling > 0 && (s.fail == 0 || s.ceiling < s.fail) {
 		b.GeneratorLimited, b.Why = true, s.ceilWhy
@@ -183,7 +187,7 @@ func (s *search) bracket(start int) results.Bracket {
 	return b
 }
 
-// estimate derives c's capacity and interval from its starts' brackets:
+// Estimate derives c's capacity and interval from its starts' brackets:
 //
 //   - Each start whose search bracketed the service's edge gives a
 //     midpoint m = (pass+fail)/2 and a half-width h = (fail-pass)/2.
@@ -201,7 +205,7 @@ func (s *search) bracket(start int) results.Bracket {
 //     no figure when every start was so).
 //   - A start that passed at no rate it tried gives no capacity (Rate 0),
 //     with the failing rate and why.
-func estimate(c *results.Capacity) {
+func Estimate(c *results.Capacity) {
 	c.Rate, c.Low, c.High, c.LowerBound, c.Reason, c.Failed, c.FailedWhy = 0, 0, 0, false, "", 0, ""
 	// The RSS at the highest passing probe, for sizing.
 	best := 0.0
@@ -213,7 +217,7 @@ func estimate(c *results.Capacity) {
 	if len(c.Brackets) == 0 {
 		return
 	}
-	sc := scaleOf(c.Units())
+	sc := ScaleOf(c.Units())
 	var mids, halves []float64
 	lowest := math.Inf(1)
 	failedEverywhere := ""
@@ -276,13 +280,13 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
-// judgeCapacity ranks the capacities of one workload and gives every
+// Judge ranks the capacities of one workload and gives every
 // adjacent pair the ratio of their capacities with an interval, paired
 // by start: the log ratio of the starts' midpoints, its 95% t interval
 // over the starts, widened by both arms' relative half-brackets (with
 // one start, the brackets alone: [pass_a/fail_b, fail_a/pass_b]). Lower
 // bounds rank by their bound and their pairs say so.
-func judgeCapacity(workload, objective string, caps []*results.Capacity) *results.CapacityVerdict {
+func Judge(workload, objective string, caps []*results.Capacity) *results.CapacityVerdict {
 	v := &results.CapacityVerdict{Workload: workload, Objective: objective, Verdict: results.Verdict{Metric: "capacity"}}
 	var ranked []*results.Capacity
 	for _, c := range caps {
@@ -354,3 +358,9 @@ func capacityRatio(a, b *results.Capacity) results.PairRatio {
 	pr.Rounds = pr.Starts
 	return pr
 }
+
+// Next is the rate (or number of users) to probe next.
+func (s *Search) Next() float64 { return s.next }
+
+// Probes counts the probes recorded so far.
+func (s *Search) Probes() int { return s.probes }

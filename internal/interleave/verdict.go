@@ -1,4 +1,7 @@
-package lab
+// Package interleave judges interleaved rounds: the order of each round,
+// the ranking with an interval on every adjacent ratio, and how many
+// rounds and starts a comparison still wants. It runs nothing.
+package interleave
 
 import (
 	"fmt"
@@ -11,14 +14,14 @@ import (
 	"github.com/showdownlab/showdown/internal/stats"
 )
 
-// judge ranks a comparison's arms from its rounds and gives every
+// Judge ranks a comparison's arms from its rounds and gives every
 // adjacent pair its ratio's interval; nil before any round.
-func judge(c *results.Comparison, p *plan.Plan) *results.Verdict {
+func Judge(c *results.Comparison, p *plan.Plan) *results.Verdict {
 	twin := ""
 	if p.Rounds.AA && len(c.Arms) >= 2 {
 		twin = c.Arms[len(c.Arms)-1]
 	}
-	return judgeWith(c, c.Precision, twin)
+	return JudgeWith(c, c.Precision, twin)
 }
 
 // figures are one arm's per-round values, by start and round, 0 where
@@ -85,9 +88,9 @@ func (f figures) geoMean() float64 {
 	return math.Exp(sum / float64(n))
 }
 
-// judgeWith is judge with the precision and the A/A twin arm ("" for
+// JudgeWith is judge with the precision and the A/A twin arm ("" for
 // none) given.
-func judgeWith(c *results.Comparison, precision float64, twin string) *results.Verdict {
+func JudgeWith(c *results.Comparison, precision float64, twin string) *results.Verdict {
 	if len(c.Rounds) == 0 {
 		return nil
 	}

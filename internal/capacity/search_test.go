@@ -1,4 +1,4 @@
-package lab
+package capacity
 
 import (
 	"math"
@@ -8,22 +8,23 @@ import (
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // runSearch drives a search against a synthetic service: pass(rate)
 // says whether the objective holds, limit(rate) whether the generator
 // limits the probe. It returns the search and the rates probed.
-func runSearch(t *testing.T, start, growth float64, pass, limit func(float64) bool) (*search, []float64) {
+func runSearch(t *testing.T, start, growth float64, pass, limit func(float64) bool) (*Search, []float64) {
 	t.Helper()
 	return runSearchOn(t, rateScale, start, growth, pass, limit)
 }
 
 // runSearchOn is runSearch on a scale: rates or users.
-func runSearchOn(t *testing.T, sc scale, start, growth float64, pass, limit func(float64) bool) (*search, []float64) {
+func runSearchOn(t *testing.T, sc Scale, start, growth float64, pass, limit func(float64) bool) (*Search, []float64) {
 	t.Helper()
-	s := newSearch(sc, start, 0.02, growth, plan.DefaultMaxProbes)
+	s := NewSearch(sc, start, 0.02, growth, plan.DefaultMaxProbes)
 	var rates []float64
-	for i := 0; !s.done(); i++ {
+	for i := 0; !s.Done(); i++ {
 		if i > 100 {
 			t.Fatalf("search not done after 100 probes: %+v", s)
 		}
@@ -36,7 +37,7 @@ func runSearchOn(t *testing.T, sc scale, start, growth float64, pass, limit func
 		case !pass(r):
 			why = "p99 over its limit"
 		}
-		s.record(r, pass(r) && !limit(r), limit(r), why)
+		s.Record(r, pass(r) && !limit(r), limit(r), why)
 	}
 	return s, rates
 }
@@ -62,7 +63,7 @@ func TestSearchConverges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		s, rates := runSearch(t, tc.start, tc.growth, func(r float64) bool { return r <= tc.edge }, never)
-		b := s.bracket(1)
+		b := s.Bracket(1)
 		if !(b.Pass <= tc.edge && tc.edge < b.Fail) {
 			t.Errorf("%s: bracket [%g, %g] does not hold the edge %g", tc.name, b.Pass, b.Fail, tc.edge)
 		}
@@ -108,13 +109,13 @@ func TestSearchLowerBound(t *testing.T) {
 	// drive more than 12,000: the search bisects under the generator's
 	// ceiling and its bracket is the generator's.
 	s, _ := runSearch(t, 3000, BracketGrowth, func(r float64) bool { return r <= 50_000 }, func(r float64) bool { return r > 12_000 })
-	b := s.bracket(1)
+	b := s.Bracket(1)
 	if !b.GeneratorLimited || b.Pass > 12_000 || b.Pass < 12_000/1.03 {
 		t.Errorf("bracket %+v, want generator-limited just under 12,000", b)
 	}
 	// Over starts the bound is the lowest highest-passing rate.
 	c := &results.Capacity{Brackets: []results.Bracket{b, {Start: 2, Pass: 11_000, Fail: 11_200}}}
-	estimate(c)
+	Estimate(c)
 	if !c.LowerBound || c.Low != 11_000 || c.Rate != c.Low || c.High != 0 || c.Reason != "generator at 90% of its CPUs" {
 		t.Errorf("capacity %+v, want a lower bound of 11,000 with its reason", c)
 	}
@@ -122,12 +123,12 @@ func TestSearchLowerBound(t *testing.T) {
 	// A service that passes at every rate up to the search's highest is
 	// a lower bound too, and says why.
 	s, _ = runSearch(t, 1e5, BracketGrowth, func(float64) bool { return true }, never)
-	b = s.bracket(1)
+	b = s.Bracket(1)
 	if b.Fail != 0 || !strings.Contains(b.Stopped, "highest rate") {
 		t.Errorf("bracket %+v, want no failing rate and why", b)
 	}
 	c = &results.Capacity{Brackets: []results.Bracket{b}}
-	estimate(c)
+	Estimate(c)
 	if !c.LowerBound || !strings.Contains(c.Reason, "highest rate") {
 		t.Errorf("capacity %+v, want a lower bound with its reason", c)
 	}
@@ -135,17 +136,17 @@ func TestSearchLowerBound(t *testing.T) {
 	// A service that fails everywhere has no capacity, and the rate that
 	// failed last.
 	s, _ = runSearch(t, 100, BracketGrowth, func(float64) bool { return false }, never)
-	c = &results.Capacity{Brackets: []results.Bracket{s.bracket(1)}}
-	estimate(c)
-	if c.Rate != 0 || c.LowerBound || c.Failed == 0 || c.Failed > 2*MinProbeRate || !strings.HasPrefix(c.Describe(), "none: start 1 failed the objective at every rate") {
-		t.Errorf("capacity %q %+v, want none, failed near %g", c.Describe(), c, MinProbeRate)
+	c = &results.Capacity{Brackets: []results.Bracket{s.Bracket(1)}}
+	Estimate(c)
+	if c.Rate != 0 || c.LowerBound || c.Failed == 0 || c.Failed > 2*MinProbeRate || !strings.HasPrefix(wording.Capacity(c), "none: start 1 failed the objective at every rate") {
+		t.Errorf("capacity %q %+v, want none, failed near %g", wording.Capacity(c), c, MinProbeRate)
 	}
 }
 
 func TestSearchMaxProbes(t *testing.T) {
-	s := newSearch(rateScale, 1, 0.02, BracketGrowth, 3)
-	for i := 0; !s.done() && i < 10; i++ {
-		s.record(s.next, true, false, "")
+	s := NewSearch(rateScale, 1, 0.02, BracketGrowth, 3)
+	for i := 0; !s.Done() && i < 10; i++ {
+		s.Record(s.next, true, false, "")
 	}
 	if s.probes != 3 || !strings.Contains(s.stop, "max_probes") {
 		t.Errorf("%d probes, stop %q; want 3 and max_probes named", s.probes, s.stop)
@@ -188,7 +189,7 @@ func TestSearchUsers(t *testing.T) {
 				t.Errorf("%s: probed %g users, want whole numbers from 1", tc.name, n)
 			}
 		}
-		b := s.bracket(1)
+		b := s.Bracket(1)
 		if !(b.Pass <= edge && edge < b.Fail) {
 			t.Errorf("%s: bracket [%g, %g] does not hold the edge %g users", tc.name, b.Pass, b.Fail, edge)
 		}
@@ -199,28 +200,28 @@ func TestSearchUsers(t *testing.T) {
 			t.Errorf("%s: %d probes (%v), stopped %q; want at most %d", tc.name, len(users), users, b.Stopped, tc.maxSteps)
 		}
 		c := &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{b}}
-		estimate(c)
-		if c.Low != b.Pass || c.High != b.Fail || !strings.HasSuffix(strings.Fields(c.Describe())[1], "users") {
-			t.Errorf("%s: capacity %q, want the bracket in users", tc.name, c.Describe())
+		Estimate(c)
+		if c.Low != b.Pass || c.High != b.Fail || !strings.HasSuffix(strings.Fields(wording.Capacity(c))[1], "users") {
+			t.Errorf("%s: capacity %q, want the bracket in users", tc.name, wording.Capacity(c))
 		}
 	}
 
 	// A service failing at one user has no capacity, and says so in users.
 	s, users := runSearchOn(t, usersScale, 8, BracketGrowth, func(float64) bool { return false }, never)
-	c := &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{s.bracket(1)}}
-	estimate(c)
-	if last := users[len(users)-1]; last != 1 || c.Rate != 0 || c.Describe() != "none: start 1 failed the objective at every number of users it tried, down to 1 users (p99 over its limit)" {
-		t.Errorf("probed %v; capacity %q, want none, down to 1 user", users, c.Describe())
+	c := &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{s.Bracket(1)}}
+	Estimate(c)
+	if last := users[len(users)-1]; last != 1 || c.Rate != 0 || wording.Capacity(c) != "none: start 1 failed the objective at every number of users it tried, down to 1 users (p99 over its limit)" {
+		t.Errorf("probed %v; capacity %q, want none, down to 1 user", users, wording.Capacity(c))
 	}
 	// The generator's ceiling bounds users as it bounds rates.
 	pass, _ := closedService(50_000, 0.010, 0.010)
 	s, _ = runSearchOn(t, usersScale, 64, BracketGrowth, pass, func(n float64) bool { return n > 300 })
-	c = &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{s.bracket(1)}}
-	estimate(c)
-	if !c.LowerBound || c.Low < 294 || c.Low > 300 || !strings.HasPrefix(c.Describe(), "at least") || !strings.Contains(c.Describe(), "users") {
-		t.Errorf("capacity %q, want a lower bound just under 300 users", c.Describe())
+	c = &results.Capacity{Unit: results.UnitUsers, Brackets: []results.Bracket{s.Bracket(1)}}
+	Estimate(c)
+	if !c.LowerBound || c.Low < 294 || c.Low > 300 || !strings.HasPrefix(wording.Capacity(c), "at least") || !strings.Contains(wording.Capacity(c), "users") {
+		t.Errorf("capacity %q, want a lower bound just under 300 users", wording.Capacity(c))
 	}
-	v := judgeCapacity("string", "p99 ≤ 10ms", []*results.Capacity{c})
+	v := Judge("string", "p99 ≤ 10ms", []*results.Capacity{c})
 	if lb := strings.Join(v.LowerBounds, "\n"); !strings.Contains(lb, "users: generator at 90%") {
 		t.Errorf("lower bounds %q, want them in users", v.LowerBounds)
 	}
@@ -231,7 +232,7 @@ func TestEstimateInterval(t *testing.T) {
 	// and 1100, half-width 10 each. The mean is 1050; the t interval of
 	// two values is 1050 ± 12.706 × 70.71 / √2 = ± 635.3, widened by 10.
 	c := &results.Capacity{Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010}, {Start: 2, Pass: 1090, Fail: 1110}}}
-	estimate(c)
+	Estimate(c)
 	h := 12.706*math.Sqrt(2*50*50)/math.Sqrt(2) + 10
 	if math.Abs(c.Rate-1050) > 1e-9 || math.Abs(c.Low-(1050-h)) > 1e-6 || math.Abs(c.High-(1050+h)) > 1e-6 {
 		t.Errorf("capacity %g [%g, %g], want 1050 [%g, %g]", c.Rate, c.Low, c.High, 1050-h, 1050+h)
@@ -241,25 +242,25 @@ func TestEstimateInterval(t *testing.T) {
 	}
 	// One start: the bracket itself.
 	c = &results.Capacity{Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010, Why: "p99 12 ms > 10 ms"}}}
-	estimate(c)
+	Estimate(c)
 	if c.Rate != 1000 || c.Low != 990 || c.High != 1010 || c.FailedWhy != "p99 12 ms > 10 ms" {
 		t.Errorf("one start: %+v, want 1000 [990, 1010] and why it failed", c)
 	}
 	// A start whose every rate the generator limited is left out, and
 	// makes the capacity a lower bound; with every start so, no figure.
 	c = &results.Capacity{Brackets: []results.Bracket{{Start: 1, Fail: 1000, GeneratorLimited: true, Why: "generator late"}, {Start: 2, Pass: 990, Fail: 1010}}}
-	estimate(c)
+	Estimate(c)
 	if !c.LowerBound || c.Rate != 990 || !strings.Contains(c.Reason, "start 1: the generator limited every rate") {
 		t.Errorf("one start the generator's: %+v, want a lower bound of 990 saying why", c)
 	}
 	c = &results.Capacity{Brackets: []results.Bracket{{Start: 1, Fail: 1000, GeneratorLimited: true, Why: "generator late"}}}
-	estimate(c)
-	if c.Rate != 0 || !strings.HasPrefix(c.Describe(), "none: start 1: the generator limited every rate") {
-		t.Errorf("every start the generator's: %q", c.Describe())
+	Estimate(c)
+	if c.Rate != 0 || !strings.HasPrefix(wording.Capacity(c), "none: start 1: the generator limited every rate") {
+		t.Errorf("every start the generator's: %q", wording.Capacity(c))
 	}
 	// The RSS for sizing is the highest passing probe's.
 	c.Probes = []results.Probe{{Rate: 500, Pass: true, RSSBytes: 10}, {Rate: 990, Pass: true, RSSBytes: 30}, {Rate: 1010, RSSBytes: 40}}
-	estimate(c)
+	Estimate(c)
 	if c.RSSBytes != 30 {
 		t.Errorf("RSS %d, want the highest passing probe's 30", c.RSSBytes)
 	}
@@ -268,9 +269,9 @@ func TestEstimateInterval(t *testing.T) {
 func TestJudgeCapacity(t *testing.T) {
 	fast := &results.Capacity{Arm: "fast", Brackets: []results.Bracket{{Start: 1, Pass: 1980, Fail: 2020}, {Start: 2, Pass: 2180, Fail: 2220}}}
 	slow := &results.Capacity{Arm: "slow", Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010}, {Start: 2, Pass: 1090, Fail: 1110}}}
-	estimate(fast)
-	estimate(slow)
-	v := judgeCapacity("string", "p99 ≤ 10ms, errors ≤ 0.1%", []*results.Capacity{slow, fast})
+	Estimate(fast)
+	Estimate(slow)
+	v := Judge("string", "p99 ≤ 10ms, errors ≤ 0.1%", []*results.Capacity{slow, fast})
 	if len(v.Ranking) != 2 || v.Ranking[0] != "fast" || len(v.Pairs) != 1 {
 		t.Fatalf("verdict %+v, want fast before slow", v)
 	}
@@ -282,14 +283,14 @@ func TestJudgeCapacity(t *testing.T) {
 	if math.Abs(pr.Ratio-2) > 1e-9 || math.Abs(pr.Low-2*math.Exp(-w)) > 1e-9 || math.Abs(pr.High-2*math.Exp(w)) > 1e-9 || !pr.Significant || pr.Starts != 2 {
 		t.Errorf("pair %+v, want 2 [%g, %g] over 2 starts", pr, 2*math.Exp(-w), 2*math.Exp(w))
 	}
-	lines := strings.Join((&results.CapacityVerdict{Workload: "string", Objective: "p99 ≤ 10ms", Verdict: v.Verdict}).Lines(), "\n")
+	lines := strings.Join(wording.CapacityVerdict(&results.CapacityVerdict{Workload: "string", Objective: "p99 ≤ 10ms", Verdict: v.Verdict}), "\n")
 	if !strings.Contains(lines, "fast 2.00× slow") || !strings.Contains(lines, "capacity") {
 		t.Errorf("verdict lines:\n%s", lines)
 	}
 	// A lower bound is named, with its reason, and so is its pair.
 	bound := &results.Capacity{Arm: "bound", Brackets: []results.Bracket{{Start: 1, Pass: 5000, Fail: 5100, GeneratorLimited: true, Why: "generator at 90% of its CPUs"}}}
-	estimate(bound)
-	lb := strings.Join(judgeCapacity("string", "p99 ≤ 10ms", []*results.Capacity{fast, bound}).LowerBounds, "\n")
+	Estimate(bound)
+	lb := strings.Join(Judge("string", "p99 ≤ 10ms", []*results.Capacity{fast, bound}).LowerBounds, "\n")
 	if !strings.Contains(lb, "bound's capacity is a lower bound, at least 5000 req/s: generator at 90%") || !strings.Contains(lb, "bound against fast") {
 		t.Errorf("lower bounds %q", lb)
 	}
@@ -335,9 +336,9 @@ func TestJudgeProbe(t *testing.T) {
 	}
 	for _, tc := range tests {
 		pr := tc.pr
-		judgeProbe(&pr, slo, tc.latency, tc.service)
-		if repeatProbe(pr) != (!tc.pass && (tc.limited || !tc.farOver)) {
-			t.Errorf("%s: repeated %v, want it only for a failure not far over", tc.name, repeatProbe(pr))
+		JudgeProbe(&pr, slo, tc.latency, tc.service)
+		if RepeatProbe(pr) != (!tc.pass && (tc.limited || !tc.farOver)) {
+			t.Errorf("%s: repeated %v, want it only for a failure not far over", tc.name, RepeatProbe(pr))
 		}
 		if pr.FarOver != tc.farOver {
 			t.Errorf("%s: far over %v, want %v (%s)", tc.name, pr.FarOver, tc.farOver, pr.Why)
@@ -371,8 +372,8 @@ func TestDroppedFailed(t *testing.T) {
 		{0, 47000, 10 * time.Millisecond, 0},
 	}
 	for _, c := range cases {
-		if got := droppedFailed(c.dropped, c.rate, c.limit); got != c.want {
-			t.Errorf("droppedFailed(%d, %g, %s) = %d, want %d", c.dropped, c.rate, c.limit, got, c.want)
+		if got := DroppedFailed(c.dropped, c.rate, c.limit); got != c.want {
+			t.Errorf("DroppedFailed(%d, %g, %s) = %d, want %d", c.dropped, c.rate, c.limit, got, c.want)
 		}
 	}
 }

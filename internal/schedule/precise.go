@@ -1,4 +1,4 @@
-package lab
+package schedule
 
 import (
 	"github.com/showdownlab/showdown/internal/results"
@@ -10,11 +10,11 @@ import (
 // mean.
 const TargetHalfWidth = 0.03
 
-// precise reports whether every cell measured so far has its throughput
+// Precise reports whether every cell measured so far has its throughput
 // interval within TargetHalfWidth; a cell with fewer than two measured
 // trials is not.
-func (x *execution) precise() bool {
-	for _, c := range results.Cells(x.rec) {
+func Precise(rec *results.Run) bool {
+	for _, c := range results.Cells(rec) {
 		var tp []float64
 		for _, lr := range c.Levels {
 			tp = append(tp, lr.Total.Throughput)

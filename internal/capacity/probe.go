@@ -1,0 +1,144 @@
+package capacity
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/cpulist"
+	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/load"
+)
+
+// StartProbe is the closed-model probe whose throughput, halved, is a
+// start's first rate when the plan gives none.
+const StartProbe = 2 * time.Second
+
+// LatenessShare is the share of the objective's tightest latency limit
+// that the generator's send lateness p99 may reach before a probe is
+// the generator's: over it, sends were late enough to count in the
+// latency.
+const LatenessShare = 0.1
+
+// ProbeRule states the probe-length rule with the plan's figures.
+func ProbeRule(p *plan.Plan) string {
+	q := p.SLO.Highest()
+	rule := fmt.Sprintf("%v uncounted, then %.0f samples (%d/(1-%g)), at least %v and at most %v", time.Duration(p.Rounds.Settle),
+		plan.SamplesBeyondQuantile/(1-q), plan.SamplesBeyondQuantile, q, time.Duration(p.Capacity.ProbeMin), time.Duration(p.Capacity.ProbeMax))
+	if p.Capacity.Model == "closed" {
+		rule += fmt.Sprintf(", each user expected to send once per think time plus the tightest limit (%v)", time.Duration(p.Load.ThinkTime)+p.SLO.Tightest())
+	}
+	return rule
+}
+
+// ExpectedRate is the rate a probe at load sends, for its length: the
+// rate itself in the open model; in the closed model each user sends at
+// least once per think time plus the tightest limit while the objective
+// holds (its mean latency is below every limit), so a passing probe
+// counts at least the samples its rule asks.
+func ExpectedRate(p *plan.Plan, at float64) float64 {
+	if p.Capacity.Model != "closed" {
+		return at
+	}
+	return at / (time.Duration(p.Load.ThinkTime) + p.SLO.Tightest()).Seconds()
+}
+
+// ProbeLoad is the model of a probe at load for d: in the open model at
+// requests a second, iterations of steps requests each arriving at
+// at/steps a second (the samples the probe's rule counts, the
+// throughput it achieves and the sizing's rates are all requests); in the
+// closed model, users with the plan's think time.
+func ProbeLoad(p *plan.Plan, at float64, steps int, d time.Duration) load.Model {
+	if p.Capacity.Model == "closed" {
+		return load.ClosedModel{Users: int(at), Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
+	}
+	return load.OpenModel{Rate: at / float64(max(steps, 1)), Duration: d}
+}
+
+// RepeatProbe reports whether the search repeats pr before it counts.
+// A generator stalled once (descheduled, a GC) is not a ceiling, and one
+// stall of the machine or the service in a few seconds is not the
+// service's steady state: a probe that failed, but for one far over the
+// objective (the service overloaded), is repeated once at once. A
+// bisection trusts every failure: unrepeated, one stall ends the search
+// below it. Measured on go-stdlib (bench/README.md), one start's search
+// ended at 22,000 req/s on a probe whose p99 was 14 ms, where another
+// start passed at 41,000.
+func RepeatProbe(pr results.Probe) bool {
+	return pr.GeneratorLimited || !pr.Pass && !pr.FarOver
+}
+
+// DroppedFailed is how many of a probe's dropped sends count as failed.
+// A dropped send was due before the probe ended and still waited for one
+// of its connections then: the sends due in the last stretch are the
+// queue a service near its capacity holds at any moment, which the end
+// cuts off, and one that had waited less than the objective's tightest
+// limit may well have met it. The schedule ran at rate (arrivals a
+// second, in the units dropped counts), so the oldest of them had waited
+// about dropped/rate; those beyond rate × limit had waited past the
+// limit and count as failed, the rest do not. Without a rate (the closed
+// model) every dropped send counts.
+func DroppedFailed(dropped int64, rate float64, limit time.Duration) int64 {
+	if rate <= 0 || limit <= 0 {
+		return dropped
+	}
+	return max(0, dropped-int64(rate*limit.Seconds()))
+}
+
+// JudgeProbe decides whether pr meets slo. latency(q) is the probe's
+// latency percentile q (from the intended send time) and service(q) its
+// service time (from the actual send), both in ms. The probe is the
+// generator's (GeneratorLimited, and not a pass) when the generator used
+// more than results.GeneratorBoundPercent of its CPUs, or when its send
+// lateness p99 exceeded LatenessShare of the tightest limit while the
+// service's own times met every limit: late sends then made the latency,
+// not the service. Otherwise it fails on any percentile over its limit
+// or an error rate over the objective's, every reason named.
+func JudgeProbe(pr *results.Probe, slo plan.SLO, latency, service func(q float64) float64) {
+	var why []string
+	serviceMet := true
+	for _, pl := range slo.Percentiles {
+		limit := ms(time.Duration(pl.Limit))
+		if v := latency(pl.Q); v > limit {
+			why = append(why, fmt.Sprintf("%s %s > %s", pl.Name(), human.Ms(v), human.Ms(limit)))
+			pr.FarOver = pr.FarOver || v >= results.FarOverFactor*limit
+		}
+		if service(pl.Q) > limit {
+			serviceMet = false
+		}
+	}
+	if pr.ErrorRate > float64(slo.Errors) {
+		why = append(why, fmt.Sprintf("errors %s > %s", plan.Fraction(pr.ErrorRate), slo.Errors))
+		pr.FarOver = pr.FarOver || pr.ErrorRate >= results.FarOverFactor*max(float64(slo.Errors), 0.001)
+	}
+	lateLimit := LatenessShare * ms(slo.Tightest())
+	switch {
+	case pr.GeneratorCPU > results.GeneratorBoundPercent:
+		pr.GeneratorLimited = true
+		why = append([]string{fmt.Sprintf("generator at %.0f%% of its CPUs (over %d%%)", pr.GeneratorCPU, results.GeneratorBoundPercent)}, why...)
+	case pr.LatenessP99Ms > lateLimit && serviceMet:
+		pr.GeneratorLimited = true
+		why = append([]string{fmt.Sprintf("generator late: send lateness p99 %s > %s", human.Ms(pr.LatenessP99Ms), human.Ms(lateLimit))}, why...)
+	}
+	pr.Pass = len(why) == 0
+	pr.Why = strings.Join(why, "; ")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// ServiceCPUs is how much CPU the service has: the placement's service
+// CPUs, or the CPU quota when lower; 0 when neither is set.
+func ServiceCPUs(p *plan.Plan) float64 {
+	n := 0.0
+	if cs := p.Placement.ServiceCPUs; cs != "" {
+		if l, err := cpulist.Parse(cs); err == nil {
+			n = float64(len(l))
+		}
+	}
+	if q := p.Limits.CPU; q > 0 && (n == 0 || q < n) {
+		n = q
+	}
+	return n
+}

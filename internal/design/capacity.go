@@ -1,0 +1,308 @@
+package design
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/capacity"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
+	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// Capacity finds, for each arm and workload, the highest open-model
+// arrival rate at which the plan's objective holds at steady state (or,
+// with load.model: closed, the most closed-model users with the plan's
+// think time: the same search over whole numbers of users). Each
+// trial starts every arm afresh and keeps them all alive (frozen when not
+// probed), as interleaved rounds do; on each workload every arm passes
+// its contract check and warms up in turn, then the arms are searched
+// together: in each step every arm whose search goes on gets its next
+// probe, in a fresh random order, so the machine's drift moves every arm
+// alike. A search brackets (doubling or halving from half a short
+// closed-model probe's throughput, or from the warm-up's users) and
+// bisects to the plan's resolution (capacity.Search, capacity.Estimate).
+type Capacity struct{}
+
+var _ Design = Capacity{}
+
+// search is one run of Capacity.
+type search struct {
+	b   Bench
+	p   *plan.Plan
+	rec *results.Run
+}
+
+// Run searches every arm's capacity on every workload of the plan.
+func (Capacity) Run(ctx context.Context, b Bench) {
+	x := &search{b: b, p: b.Plan(), rec: b.Record()}
+	p := x.p
+	arms := p.Arms()
+	caps := map[string]*results.Capacity{}
+	cpus := capacity.ServiceCPUs(p)
+	for _, w := range p.Workloads {
+		for _, im := range arms {
+			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus, Unit: p.Capacity.Unit()}
+			if im.Cores > 0 {
+				c.CPUs = float64(im.Cores) // an arm of the plan's cores: pinned to them, no quota
+			}
+			caps[capKey(w.Name, im.ID())] = c
+			x.rec.Capacities = append(x.rec.Capacities, c)
+		}
+	}
+	b.Say("capacity at %s: %d starts, resolution %v, each probe %s", p.SLO.String(), p.MinStarts(), p.Capacity.Resolution, capacity.ProbeRule(p))
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
+	for trial := 1; trial <= p.MinStarts() && ctx.Err() == nil; trial++ {
+		x.capacityStart(ctx, trial, arms, caps, rng)
+		x.judgeCapacities()
+		b.Save()
+	}
+	x.judgeCapacities()
+	for _, c := range x.rec.Capacities {
+		b.Say("CAPACITY %s on %s at %s: %s", c.Arm, c.Workload, c.Objective, wording.Capacity(c))
+		if c.Failed > 0 {
+			b.Say("  failed at %s %s: %s", wording.Amount(c.Failed, c.Units()), c.Units(), c.FailedWhy)
+		}
+	}
+	for _, v := range x.rec.CapacityVerdicts {
+		for _, line := range wording.CapacityVerdict(v) {
+			b.Say("%s", line)
+		}
+	}
+	if p.Sizing != nil {
+		b.Say("SIZING for %s:", p.Sizing.String())
+		for _, c := range x.rec.Capacities {
+			sz := results.SizeFor(c, *p.Sizing)
+			b.Say("  %s", wording.SizeLine(c, sz))
+		}
+	}
+}
+
+func capKey(workload, arm string) string { return workload + "/" + arm }
+
+// judgeCapacities estimates every capacity from its brackets and ranks
+// each workload's arms.
+func (x *search) judgeCapacities() {
+	p := x.p
+	x.rec.CapacityVerdicts = nil
+	for _, w := range p.Workloads {
+		var caps []*results.Capacity
+		for _, c := range x.rec.Capacities {
+			if c.Workload == w.Name {
+				capacity.Estimate(c)
+				caps = append(caps, c)
+			}
+		}
+		x.rec.CapacityVerdicts = append(x.rec.CapacityVerdicts, capacity.Judge(w.Name, p.SLO.String(), caps))
+	}
+}
+
+// capacityStart is one trial of a capacity plan: every arm started, each
+// workload prepared on every arm, then searched.
+func (x *search) capacityStart(ctx context.Context, trial int, arms []plan.Implementation, caps map[string]*results.Capacity, rng *rand.Rand) {
+	p, b := x.p, x.b
+	var lives []Arm
+	defer func() { down(lives) }()
+	if what, err := b.BeforeStart(ctx, p.Workloads); err != nil {
+		b.Warn("trial %d not measured: %s: %v", trial, what, err)
+		return
+	}
+	lives = b.StartFrozen(ctx, trial, arms, rng)
+	for wi, w := range p.Workloads {
+		ready := b.PrepareFrozen(ctx, lives, wi, w, trial, rng)
+		// The progress counts each arm's search on a workload as one
+		// level (a capacity plan has one), done when the workload is.
+		if len(ready) > 0 && ctx.Err() == nil {
+			if err := b.ResetForRounds(ctx, w, ready); err != nil {
+				b.Warn("%s, start %d: no capacity search: %v", w.Name, trial, err)
+			} else {
+				x.searchCapacity(ctx, trial, w, ready, caps, rng)
+				x.auditAfterSearch(ctx, trial, w, ready, caps)
+			}
+		}
+		b.Progress().Skip(len(arms))
+	}
+	finish(ctx, lives)
+}
+
+// armSearch is one arm's search in one start.
+type armSearch struct {
+	l Arm
+	c *results.Capacity
+	s *capacity.Search
+}
+
+// searchCapacity searches every arm of ls on w in steps: each step, every
+// arm whose search goes on gets one probe, in a fresh random order, the
+// others frozen (a generator-limited probe is repeated once). Each search
+// is bounded by capacity.max_probes steps.
+func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
+	p, b := x.p, x.b
+	var as []*armSearch
+	for _, l := range ls {
+		c := caps[capKey(w.Name, l.ID())]
+		c.StepsPerArrival = l.Steps(w.Name)
+		rate, growth, err := x.startRate(ctx, l, w, c)
+		if err != nil {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("start %d: no search: %v", trial, err))
+			b.Warn("%s on %s, start %d: no capacity search: %v", l.ID(), w.Name, trial, err)
+			continue
+		}
+		as = append(as, &armSearch{l: l, c: c, s: capacity.NewSearch(capacity.ScaleOf(c.Units()), rate, float64(p.Capacity.Resolution), growth, p.Capacity.MaxProbes)})
+	}
+	for step := 1; ctx.Err() == nil; step++ {
+		var todo []*armSearch
+		for _, a := range as {
+			if !a.s.Done() && !a.l.Exited() {
+				todo = append(todo, a)
+			}
+		}
+		if len(todo) == 0 {
+			break
+		}
+		for _, i := range rng.Perm(len(todo)) {
+			a := todo[i]
+			rate := a.s.Next()
+			pr, short := x.probe(ctx, a.l, w, rate, trial)
+			if capacity.RepeatProbe(pr) && ctx.Err() == nil {
+				// Only the repeat counts; both are kept for the curve.
+				a.c.Probes = append(a.c.Probes, pr)
+				b.Say("%s on %s, start %d, step %d: %s; repeated", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()))
+				pr, short = x.probe(ctx, a.l, w, rate, trial)
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			need := plan.SamplesBeyondQuantile / (1 - p.SLO.Highest())
+			switch {
+			case short:
+				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s counted %d samples, fewer than the %.0f its p%g needs: capacity.probe_max cut it", trial, wording.Amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
+			case pr.Pass && float64(pr.Samples) < math.Round(need):
+				// A closed-model probe's length is from the rate it was
+				// expected to send (capacity.ExpectedRate); one that passed on
+				// fewer samples says so.
+				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s passed on %d samples, fewer than the %.0f its p%g needs", trial, wording.Amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
+			}
+			a.c.Probes = append(a.c.Probes, pr)
+			a.s.Record(rate, pr.Pass, pr.GeneratorLimited, pr.Why)
+			b.Say("%s on %s, start %d, step %d: %s", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()))
+		}
+	}
+	for _, a := range as {
+		if a.l.Exited() {
+			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the service exited during its search; its probes so far are kept, its bracket left out", trial))
+			continue
+		}
+		if a.s.Probes() > 0 && ctx.Err() == nil {
+			a.c.Brackets = append(a.c.Brackets, a.s.Bracket(trial))
+		}
+	}
+}
+
+// startRate is where l's search starts on w, and the factor it brackets
+// by: the plan's start_rate; else, in a later start, the previous starts'
+// lowest passing rate (bracketing by RefineGrowth); else half the
+// throughput of a StartProbe closed-model probe at the warm-up's users;
+// a search of users starts at the warm-up's users.
+func (x *search) startRate(ctx context.Context, l Arm, w plan.Workload, c *results.Capacity) (float64, float64, error) {
+	p := x.p
+	if p.Capacity.StartRate > 0 {
+		return p.Capacity.StartRate, capacity.BracketGrowth, nil
+	}
+	prev := 0.0
+	for _, b := range c.Brackets {
+		if b.Pass > 0 && (prev == 0 || b.Pass < prev) {
+			prev = b.Pass
+		}
+	}
+	if prev > 0 {
+		return prev, capacity.RefineGrowth, nil
+	}
+	users := plan.DefaultCapacityWarmupUsers
+	if p.Load.Model == "closed" && len(p.Load.Levels) > 0 {
+		users = p.Load.Levels[0]
+	}
+	if p.Capacity.Model == "closed" {
+		return float64(users), capacity.BracketGrowth, nil
+	}
+	l.Thaw()
+	defer l.Freeze()
+	res, err := x.b.Attacker(nil).Attack(ctx, load.StatusChecked(l.Scenario(w.Name)), load.ClosedModel{Users: users, Duration: capacity.StartProbe, ThinkTime: time.Duration(p.Load.ThinkTime)})
+	if err != nil {
+		return 0, 0, fmt.Errorf("start-rate probe: %w", err)
+	}
+	row, _ := res.Row("")
+	if row.Throughput <= 0 {
+		return 0, 0, fmt.Errorf("start-rate probe: no request completed in %v at %d users (%s)", capacity.StartProbe, users, row.ErrorReasons())
+	}
+	return row.Throughput / 2, capacity.BracketGrowth, nil
+}
+
+// probe runs l at rate in the open model (or rate users in the closed
+// model): the plan's settle uncounted, then as long as the objective's
+// highest percentile needs (plan.CapacitySettings.ProbeSeconds, at
+// capacity.ExpectedRate), and judges it (capacity.JudgeProbe). short reports a probe
+// probe_max cut below its rule.
+func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64, trial int) (pr results.Probe, short bool) {
+	p, pg := x.p, x.b.Progress()
+	d, short := p.Capacity.ProbeSeconds(capacity.ExpectedRate(p, rate), p.SLO.Highest())
+	pr = results.Probe{Start: trial, Rate: rate}
+	l.Thaw()
+	defer l.Freeze()
+	pg.Phase(fmt.Sprintf("probe at %s %s", wording.Amount(rate, p.Capacity.Unit()), p.Capacity.Unit()), time.Duration(p.Rounds.Settle)+d)
+	a := x.b.Attacker(pg.OnProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}), load.MaxInflight(p.Capacity.Connections))
+	m, err := l.Measure(ctx, a, load.StatusChecked(l.Scenario(w.Name)), capacity.ProbeLoad(p, rate, l.Steps(w.Name), d))
+	pr.At = m.At
+	if err != nil {
+		pr.Why = "load failed: " + err.Error()
+		return pr, short
+	}
+	if m.Sampled {
+		pr.ServiceCPU, pr.RSSBytes = m.ServiceCPU, m.RSSBytes
+	}
+	res := m.Result
+	s := res.Summary
+	row, _ := res.Row("")
+	pr.Seconds, pr.Achieved, pr.Samples = s.DurationSeconds, row.Throughput, row.Samples
+	if n := row.Samples + s.Dropped; n > 0 {
+		pr.Dropped = s.Dropped
+		pr.ErrorRate = float64(row.Errors+capacity.DroppedFailed(s.Dropped, s.TargetRate, p.SLO.Tightest())) / float64(n)
+	}
+	pr.P50Ms, pr.P99Ms, pr.P999Ms = row.Latency.P50, row.Latency.P99, row.Latency.P999
+	pr.LatenessP99Ms = s.Lateness.P99
+	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
+		pr.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
+	}
+	lat, svc := res.Latency(""), res.Service("")
+	capacity.JudgeProbe(&pr, *p.SLO, func(q float64) float64 {
+		if lat == nil || lat.TotalCount() == 0 {
+			return 0
+		}
+		return float64(lat.ValueAtQuantile(q)) / 1e6
+	}, func(q float64) float64 {
+		if svc == nil || svc.TotalCount() == 0 {
+			return 0
+		}
+		return float64(svc.ValueAtQuantile(q)) / 1e6
+	})
+	return pr, short
+}
+
+// auditAfterSearch audits w's database after the start's searches (as
+// after rounds): a failed invariant is a warning of every capacity of w.
+func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity) {
+	if workloads.Database(w.Name) == workloads.NoDatabase || ctx.Err() != nil {
+		return
+	}
+	violations, msgs := auditAfter(ctx, x.b, w, trial, "the capacity search")
+	for _, l := range ls {
+		c := caps[capKey(w.Name, l.ID())]
+		c.Warnings = append(c.Warnings, msgs...)
+		c.Violations = append(c.Violations, violations...)
+	}
+}

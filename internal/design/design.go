@@ -1,0 +1,161 @@
+// Package design holds the ways a plan's measurements can be run, one
+// type each, as values the lab conducts: interleaved rounds over warm
+// services (Rounds), the capacity search at an objective (Capacity) and
+// fresh starts one after another (Sequential). The lab keeps what every
+// design shares: builds, databases, the machine's noise, starting,
+// freezing and thawing arms, contract checks, warm-ups, levels, audits
+// and progress. A design reaches it only through Bench and Arm, which
+// this package defines, so a design can be read, and tested, without the
+// lab.
+package design
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/schedule"
+	"github.com/showdownlab/showdown/load"
+)
+
+// Design is one way of running a plan's measurements.
+type Design interface {
+	// Run measures the plan b holds, recording into b.Record().
+	Run(ctx context.Context, b Bench)
+}
+
+// For is the design a plan asks for, and why a plan of several arms is
+// not interleaved ("" when it is, or has one arm).
+func For(p *plan.Plan) (Design, string) {
+	ok, why := p.Interleaved()
+	switch {
+	case p.SLO != nil:
+		return Capacity{}, ""
+	case ok:
+		return Rounds{}, ""
+	case len(p.Arms()) > 1:
+		return Sequential{}, why
+	}
+	return Sequential{}, ""
+}
+
+// Bench is what a design asks of the lab.
+type Bench interface {
+	// Plan is the plan being run; Record its record, which Save writes.
+	Plan() *plan.Plan
+	Record() *results.Run
+	Save()
+	// Say prints a progress line; Warn also records it in run.json.
+	Say(format string, args ...any)
+	Warn(format string, args ...any)
+	Progress() Progress
+	// BeforeStart applies the plan's database policy before a start of
+	// the arms of ws; it returns what failed and why.
+	BeforeStart(ctx context.Context, ws []plan.Workload) (string, error)
+	// StartFrozen starts each arm afresh for trial, in a random order,
+	// freezing each once healthy; it returns the arms that came up.
+	StartFrozen(ctx context.Context, trial int, arms []plan.Implementation, rng *rand.Rand) []Arm
+	// PrepareFrozen readies the live arms for workload w (number wi of
+	// the plan's): contract check, scenario, warm-up; it returns those
+	// ready, frozen again.
+	PrepareFrozen(ctx context.Context, arms []Arm, wi int, w plan.Workload, trial int, rng *rand.Rand) []Arm
+	// ResetForRounds empties w's data as the plan says and runs each
+	// arm's scenario setup again.
+	ResetForRounds(ctx context.Context, w plan.Workload, arms []Arm) error
+	// Attacker is a load generator with the plan's options.
+	Attacker(progress func(load.Progress), extra ...load.Option) *load.Attacker
+	// Audit checks w's invariants on the data as it stands (none
+	// without a database), on a deadline of its own that an interrupt
+	// does not cut.
+	Audit(ctx context.Context, w plan.Workload) ([]results.Violation, error)
+	// RunStart starts one implementation alone and measures it.
+	RunStart(ctx context.Context, s schedule.Start) []*results.ServiceRun
+}
+
+// Progress is the live progress of a run.
+type Progress interface {
+	AddTrial()
+	Service(impl, workload string, trial int)
+	Skip(levels int)
+	Phase(name string, d time.Duration)
+	OnProgress(p load.Progress)
+}
+
+// Arm is one implementation started for a trial and kept alive, frozen
+// when not measured.
+type Arm interface {
+	// ID is the arm's name in the plan.
+	ID() string
+	Thaw()
+	Freeze()
+	// Exited reports whether the service has exited.
+	Exited() bool
+	// Records are the arm's records, one per workload of the plan.
+	Records() []*results.ServiceRun
+	// Alive reports whether the service still runs, failing sr if not;
+	// Fail records why sr failed.
+	Alive(ctx context.Context, sr *results.ServiceRun) bool
+	Fail(ctx context.Context, sr *results.ServiceRun, format string, args ...any)
+	// Scenario is the arm's prepared scenario of workload w.
+	Scenario(w string) load.Scenario
+	// Steps counts the requests of one iteration of w's scenario.
+	Steps(w string) int
+	// MeasureLevel measures level lr of w as a sequential run would (its
+	// files, resources and audit); it returns why it failed, or "".
+	MeasureLevel(ctx context.Context, w plan.Workload, lr *results.LevelRun) string
+	// Measure runs m with a and samples the service's CPU and memory
+	// over it; the arm must be thawed.
+	Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (Measured, error)
+	// Finish records what each workload left and stops the service.
+	Finish(ctx context.Context)
+	// Down stops the service; once.
+	Down()
+}
+
+// Measured is one run of load on an arm with the service's resources
+// over it.
+type Measured struct {
+	Result *load.Result
+	// At is when the load began.
+	At time.Time
+	// ServiceCPU is the service's CPU over the load, in percent of one
+	// CPU, and RSSBytes its memory at the end; Sampled reports that both
+	// were read.
+	ServiceCPU float64
+	RSSBytes   int64
+	Sampled    bool
+}
+
+// finish finishes every arm of ls.
+func finish(ctx context.Context, ls []Arm) {
+	for _, l := range ls {
+		l.Finish(ctx)
+	}
+}
+
+// down stops every arm of ls (a no-op for those finished).
+func down(ls []Arm) {
+	for _, l := range ls {
+		l.Down()
+	}
+}
+
+// auditAfter audits w's invariants after a start's measurements (what is
+// names them: "the rounds", "the capacity search"); it returns the
+// violations, each detail saying when it was found, and the warnings.
+func auditAfter(ctx context.Context, b Bench, w plan.Workload, trial int, what string) ([]results.Violation, []string) {
+	vs, err := b.Audit(ctx, w)
+	var msgs []string
+	if err != nil {
+		msgs = append(msgs, fmt.Sprintf("start %d: audit after %s: %v", trial, what, err))
+	}
+	for i, v := range vs {
+		vs[i].Detail = fmt.Sprintf("after %s of start %d: %s", what, trial, v.Detail)
+		msgs = append(msgs, fmt.Sprintf("start %d: INVARIANT FAILED after %s: %s: %s", trial, what, v.Check, v.Detail))
+		b.Say("INVARIANT FAILED: %s after %s of start %d: %s: %s", w.Name, what, trial, v.Check, v.Detail)
+	}
+	return vs, msgs
+}

@@ -1,0 +1,255 @@
+package design
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/interleave"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
+	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// SettleFloor is the share of a round's throughput that the uncounted
+// second after a thaw must reach; below it the thaw is reported as
+// misbehaving and the round left out of the verdict.
+const SettleFloor = 0.5
+
+// Rounds measures the plan's arms in interleaved rounds.
+type Rounds struct{}
+
+var _ Design = Rounds{}
+
+// rounds is one run of Rounds.
+type rounds struct {
+	b Bench
+	p *plan.Plan
+}
+
+// Run measures the plan's arms in interleaved rounds. Each
+// trial starts every arm afresh, in a random order, and keeps them all
+// alive; an arm not being measured is frozen. On each workload every arm
+// passes its contract check and warms up in turn; on each level every arm
+// is measured once as a sequential run measures it (its files, resources
+// and audit), then all of them in rounds: each round every arm once, for
+// the plan's round, in a random order that the next round reverses
+// (interleave.RoundOrder). Rounds go on until each
+// adjacent pair is precise within the start, or the start's share of
+// measure_max is spent; starts go on past the plan's trials, up to
+// trials_max, while a pair is not precise overall.
+func (Rounds) Run(ctx context.Context, b Bench) {
+	x := &rounds{b: b, p: b.Plan()}
+	p := x.p
+	arms := p.Arms()
+	var ids []string
+	for _, im := range arms {
+		ids = append(ids, im.ID())
+	}
+	comps := map[string]*results.Comparison{}
+	rec := b.Record()
+	for _, w := range p.Workloads {
+		for _, lv := range p.Load.Levels {
+			c := &results.Comparison{Workload: w.Name, Level: lv, Model: p.Load.Model, Arms: ids,
+				RoundSeconds: time.Duration(p.Rounds.Round).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
+				Precision: float64(p.Rounds.Precision)}
+			comps[compKey(w.Name, lv)] = c
+			rec.Comparisons = append(rec.Comparisons, c)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
+	total := time.Duration(p.Rounds.MeasureMax)
+	var used time.Duration
+	minStarts, maxStarts := p.MinStarts(), p.MaxStarts()
+	for trial := 1; trial <= maxStarts && ctx.Err() == nil; trial++ {
+		if trial > minStarts {
+			if x.allPrecise() || used >= total {
+				break
+			}
+			b.Progress().AddTrial()
+		}
+		budget := total / time.Duration(minStarts)
+		if trial > minStarts {
+			budget = total - used
+		}
+		used += x.interleavedStart(ctx, trial, arms, comps, budget, rng)
+		for _, c := range rec.Comparisons {
+			c.Verdict = interleave.Judge(c, p)
+		}
+		b.Save()
+	}
+	for _, c := range rec.Comparisons {
+		c.Verdict = interleave.Judge(c, p)
+		for _, line := range wording.Comparison(c) {
+			b.Say("%s", line)
+		}
+	}
+}
+
+func compKey(workload string, level int) string { return fmt.Sprintf("%s/%d", workload, level) }
+
+// allPrecise reports whether every comparison's adjacent pairs are within
+// the plan's precision.
+func (x *rounds) allPrecise() bool {
+	for _, c := range x.b.Record().Comparisons {
+		if v := interleave.Judge(c, x.p); v == nil || len(v.Unresolved) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// interleavedStart is one trial of an interleaved plan; it returns the
+// time its rounds took.
+func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, rng *rand.Rand) time.Duration {
+	p, b := x.p, x.b
+	began := time.Now()
+	var lives []Arm
+	defer func() { down(lives) }()
+	// The database's restart (restart: trial) happens once, before any
+	// arm starts: the arms alive together share its servers.
+	if what, err := b.BeforeStart(ctx, p.Workloads); err != nil {
+		b.Warn("trial %d not measured: %s: %v", trial, what, err)
+		return 0
+	}
+	lives = b.StartFrozen(ctx, trial, arms, rng)
+	var spent time.Duration
+	for wi, w := range p.Workloads {
+		ready := b.PrepareFrozen(ctx, lives, wi, w, trial, rng)
+		for li, lv := range p.Load.Levels {
+			// Each arm's level, measured alone as a sequential run would.
+			for _, i := range rng.Perm(len(ready)) {
+				l := ready[i]
+				sr := l.Records()[wi]
+				if ctx.Err() != nil || sr.Status != results.OK {
+					continue
+				}
+				l.Thaw()
+				if l.Alive(ctx, sr) {
+					b.Progress().Service(sr.Name(), w.Name, trial)
+					if reason := l.MeasureLevel(ctx, w, sr.Levels[li]); reason != "" {
+						l.Fail(ctx, sr, "%s", reason)
+					}
+				}
+				l.Freeze()
+			}
+			var in []Arm
+			for _, l := range ready {
+				if l.Records()[wi].Status == results.OK {
+					in = append(in, l)
+				}
+			}
+			if len(in) < 2 || ctx.Err() != nil {
+				continue
+			}
+			if err := b.ResetForRounds(ctx, w, in); err != nil {
+				b.Warn("%s at %d: no rounds: %v", w.Name, lv, err)
+				continue
+			}
+			startCost := time.Since(began) - spent
+			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), startCost, rng)
+		}
+	}
+	finish(ctx, lives)
+	return spent
+}
+
+// rounds measures ls in rounds at level until each adjacent pair is
+// precise within this start (half the plan's precision), or this start
+// has the rounds the cheapest plan asks of it (roundsWanted), or budget
+// is spent, after at least plan.MinRounds and, but for the budget, after
+// a complete mirrored pair of rounds; it returns the time taken.
+// startCost is what this start cost before its rounds (starting and
+// warming every arm), the price of the next start in that plan. The
+// database's invariants are audited after the last round.
+func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w plan.Workload, level, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
+	began := time.Now()
+	var order []int
+	for r := 1; ctx.Err() == nil; r++ {
+		if r > plan.MinRounds {
+			roundCost := time.Since(began) / time.Duration(r-1)
+			// Precision and the plan stop a start only after a complete
+			// mirrored pair (r-1 rounds done, r-1 even); the budget at once.
+			pairDone := r%2 == 1
+			if time.Since(began) >= budget || pairDone && (interleave.StartPrecise(c, trial, c.Precision/2) || r > interleave.RoundsWanted(c, x.p, startCost, roundCost)) {
+				break
+			}
+		}
+		round := results.Round{Start: trial, Index: r}
+		order = interleave.RoundOrder(order, len(ls), r, rng)
+		for _, i := range order {
+			l := ls[i]
+			if l.Exited() {
+				continue
+			}
+			ar := x.armRound(ctx, l, w, level)
+			if ar.Misbehaved != "" {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("start %d, round %d: %s %s; the round is left out of the verdict", trial, r, ar.Arm, ar.Misbehaved))
+			}
+			round.Arms = append(round.Arms, ar)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		c.Rounds = append(c.Rounds, round)
+		x.b.Say("%s at %d, start %d, round %d: %s", w.Name, level, trial, r, wording.Round(round, c.Model))
+	}
+	if workloads.Database(w.Name) != workloads.NoDatabase {
+		vs, msgs := auditAfter(ctx, x.b, w, trial, "the rounds")
+		c.Violations = append(c.Violations, vs...)
+		c.Warnings = append(c.Warnings, msgs...)
+	}
+	return time.Since(began)
+}
+
+// armRound thaws l, loads it for the plan's settle (not counted) and its
+// round, stops the load (every request answered) and freezes it again.
+func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, level int) results.ArmRound {
+	p := x.p
+	sc := load.StatusChecked(l.Scenario(w.Name))
+	ar := results.ArmRound{Arm: l.ID()}
+	model := func(d time.Duration) load.Model {
+		if p.Load.Model == "open" {
+			return load.OpenModel{Rate: float64(level), Duration: d}
+		}
+		return load.ClosedModel{Users: level, Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
+	}
+	l.Thaw()
+	defer l.Freeze()
+	if d := time.Duration(p.Rounds.Settle); d > 0 {
+		res, err := x.b.Attacker(nil).Attack(ctx, sc, model(d))
+		if err != nil {
+			ar.Misbehaved = "did not settle after its thaw: " + err.Error()
+			return ar
+		}
+		row, _ := res.Row("")
+		ar.SettleThroughput, ar.SettleErrors = row.Throughput, row.Errors
+	}
+	m, err := l.Measure(ctx, x.b.Attacker(nil), sc, model(time.Duration(p.Rounds.Round)))
+	ar.At = m.At
+	if err != nil {
+		ar.Misbehaved = "load failed: " + err.Error()
+		return ar
+	}
+	res := m.Result
+	row, _ := res.Row("")
+	s := res.Summary
+	ar.Seconds, ar.Throughput, ar.Samples, ar.Errors = s.DurationSeconds, row.Throughput, row.Samples, row.Errors
+	ar.P50Ms, ar.P99Ms = row.Latency.P50, row.Latency.P99
+	if m.Sampled {
+		ar.ServiceCPU = m.ServiceCPU
+	}
+	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
+		ar.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
+	}
+	switch {
+	case ar.SettleErrors > 0:
+		ar.Misbehaved = fmt.Sprintf("answered %d errors in the second after its thaw", ar.SettleErrors)
+	case p.Load.Model != "open" && ar.SettleThroughput < SettleFloor*ar.Throughput:
+		ar.Misbehaved = fmt.Sprintf("served %.0f%% of its round's rate in the second after its thaw", 100*ar.SettleThroughput/ar.Throughput)
+	}
+	return ar
+}

@@ -1,0 +1,77 @@
+package interleave
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
+)
+
+// RoundOrder is the order of round r (1 for the first) of n arms, given
+// the last round's: a fresh random order in odd rounds, the reverse of
+// the last in even ones. Each pair of rounds then measures every arm
+// twice, symmetrically about the pair's middle, so a machine whose speed
+// drifts linearly (a neighbour ramping up or down) costs each arm the
+// same within the pair, where two random orders would have favoured one
+// arm by chance. The first order of each pair stays random (Abedi and
+// Brecht's randomized interleaving); the mirror is the ABBA design of
+// crossover trials.
+func RoundOrder(last []int, n, r int, rng *rand.Rand) []int {
+	if r%2 == 0 && len(last) == n {
+		rev := make([]int, n)
+		for i, v := range last {
+			rev[n-1-i] = v
+		}
+		return rev
+	}
+	return rng.Perm(n)
+}
+
+// RoundsWanted is how many rounds a start should have, by the cheapest
+// plan (stats.RoundRatio.Plan) that would bring every adjacent pair
+// within the plan's precision, given the variances the rounds so far
+// show and what a start and a round cost here: rounds are cheap but
+// only starts narrow t and average the starts' own differences, so a
+// start whose rounds are noisy stops after the share of rounds the plan
+// gives it, and the next start begins. A pair no plan within trials_max
+// can resolve asks for no rounds beyond the minimum; without a verdict
+// yet it is unbounded (the budget and precision decide).
+func RoundsWanted(c *results.Comparison, p *plan.Plan, startCost, roundCost time.Duration) int {
+	v := Judge(c, p)
+	if v == nil || len(v.Pairs) == 0 {
+		return math.MaxInt
+	}
+	want := plan.MinRounds
+	for _, pr := range v.Pairs {
+		rr := stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD}
+		if _, n, ok := rr.Plan(c.Precision, startCost.Seconds(), roundCost.Seconds(), plan.MinRounds, p.MaxStarts()); ok {
+			want = max(want, n)
+		}
+	}
+	return want
+}
+
+// StartPrecise reports whether, on start's rounds alone, every adjacent
+// pair's interval is within ±halfWidth.
+func StartPrecise(c *results.Comparison, start int, halfWidth float64) bool {
+	one := *c
+	one.Rounds = nil
+	for _, r := range c.Rounds {
+		if r.Start == start {
+			one.Rounds = append(one.Rounds, r)
+		}
+	}
+	v := JudgeWith(&one, halfWidth, "")
+	if v == nil || len(v.Pairs) == 0 {
+		return false
+	}
+	for _, pr := range v.Pairs {
+		if !(pr.HalfWidth <= halfWidth) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,190 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/design"
+	"github.com/showdownlab/showdown/internal/monitor"
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/schedule"
+	"github.com/showdownlab/showdown/load"
+	"github.com/showdownlab/showdown/workloads"
+)
+
+// What the lab offers a design (design.Bench) and the arms it keeps
+// alive for one (design.Arm).
+var (
+	_ design.Bench = (*execution)(nil)
+	_ design.Arm   = (*live)(nil)
+)
+
+// Plan is the plan being run.
+func (x *execution) Plan() *plan.Plan { return x.plan }
+
+// Record is the run's record.
+func (x *execution) Record() *results.Run { return x.rec }
+
+// Save writes run.json as it stands.
+func (x *execution) Save() { _ = results.WriteRun(x.dir, x.rec) }
+
+// Progress is the run's live progress.
+func (x *execution) Progress() design.Progress { return x.progress }
+
+// Audit checks w's invariants on its data as it stands, on its own
+// deadline (AuditTimeout), which an interrupt does not cut.
+func (x *execution) Audit(ctx context.Context, w plan.Workload) ([]results.Violation, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AuditTimeout)
+	defer cancel()
+	vs, err := x.dbs.Audit(ctx, w.Name, -1, -1)
+	out := make([]results.Violation, len(vs))
+	for i, v := range vs {
+		out[i] = results.Violation{Check: v.Check, Detail: v.Detail}
+	}
+	return out, err
+}
+
+// StartFrozen starts each arm afresh for trial, in a random order, and
+// freezes it once healthy, so the next one starts alone; it returns the
+// arms that came up (every arm's records are in the run either way).
+func (x *execution) StartFrozen(ctx context.Context, trial int, arms []plan.Implementation, rng *rand.Rand) []design.Arm {
+	var lives []design.Arm
+	for _, i := range rng.Perm(len(arms)) {
+		if ctx.Err() != nil {
+			break
+		}
+		l := x.bringUp(ctx, schedule.Start{Implementation: arms[i], Workloads: x.plan.Workloads, Trial: trial}, false)
+		x.rec.Services = append(x.rec.Services, l.srs...)
+		if l.svc == nil {
+			continue
+		}
+		lives = append(lives, l)
+		idle := rssOf(l.svc.PID())
+		for _, sr := range l.srs {
+			sr.StartupSeconds, sr.RSSIdleBytes = l.svc.Startup.Seconds(), idle
+		}
+		l.Freeze()
+	}
+	return lives
+}
+
+// PrepareFrozen thaws each live arm in turn, in a random order, readies
+// it for workload w (number wi of the plan's: contract check, scenario,
+// warm-up) and freezes it again; it returns the arms that are ready.
+func (x *execution) PrepareFrozen(ctx context.Context, lives []design.Arm, wi int, w plan.Workload, trial int, rng *rand.Rand) []design.Arm {
+	var ready []design.Arm
+	for _, i := range rng.Perm(len(lives)) {
+		l := lives[i].(*live)
+		sr := l.srs[wi]
+		if ctx.Err() != nil || sr.Status != results.OK {
+			continue
+		}
+		l.Thaw()
+		if !l.Alive(ctx, sr) {
+			continue
+		}
+		x.progress.Service(sr.Name(), w.Name, trial)
+		sc, reason := x.prepareWorkload(ctx, l.svc, l.im, w, sr, wi == 0)
+		if reason != "" {
+			l.Fail(ctx, sr, "%s", reason)
+		} else {
+			l.settled[w.Name] = sc
+			ready = append(ready, l)
+		}
+		l.Freeze()
+	}
+	return ready
+}
+
+// ResetForRounds empties the workload's data before the rounds, as the
+// plan's reset says (unless never), and runs each arm's scenario setup
+// again: every arm starts its rounds from the same data. Between rounds
+// nothing is reset: what the rounds write grows under every arm alike,
+// as they take turns.
+func (x *execution) ResetForRounds(ctx context.Context, w plan.Workload, ls []design.Arm) error {
+	if x.plan.Database.Reset == "never" || workloads.Database(w.Name) == workloads.NoDatabase {
+		return nil
+	}
+	if err := x.dbs.Reset(ctx, w.Name); err != nil {
+		return fmt.Errorf("reset database: %w", err)
+	}
+	for _, a := range ls {
+		l := a.(*live)
+		sc := l.settled[w.Name]
+		if !sc.HasSetup() {
+			continue
+		}
+		l.Thaw()
+		err := setup(ctx, sc)
+		l.Freeze()
+		if err != nil {
+			return fmt.Errorf("%s: scenario setup: %w", l.im.ID(), err)
+		}
+	}
+	return nil
+}
+
+// ID is the arm's name in the plan.
+func (l *live) ID() string { return l.im.ID() }
+
+// Exited reports whether the service has exited.
+func (l *live) Exited() bool {
+	select {
+	case <-l.svc.Exited():
+		return true
+	default:
+		return false
+	}
+}
+
+// Records are the arm's records, one per measurement of its start.
+func (l *live) Records() []*results.ServiceRun { return l.srs }
+
+// Scenario is the arm's prepared scenario of workload w.
+func (l *live) Scenario(w string) load.Scenario { return l.settled[w] }
+
+// Steps counts the requests of one iteration of w's scenario.
+func (l *live) Steps(w string) int { return len(l.settled[w].Steps()) }
+
+// MeasureLevel measures level lr of a prepared workload as a sequential
+// run measures it; it returns why it failed, or "".
+func (l *live) MeasureLevel(ctx context.Context, w plan.Workload, lr *results.LevelRun) string {
+	return l.x.levelOf(ctx, l.svc, l.settled[w.Name], w, lr)
+}
+
+// Measure runs m with a on the (thawed) arm, sampling the service's CPU
+// over it and its memory at the end.
+func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (design.Measured, error) {
+	smp := monitor.NewSampler(l.svc.PID())
+	_, _ = smp.Sample(ctx)
+	out := design.Measured{At: time.Now().UTC()}
+	res, err := a.Attack(ctx, sc, m)
+	after, serr := smp.Sample(ctx)
+	if err != nil {
+		return out, err
+	}
+	out.Result = res
+	if serr == nil {
+		out.ServiceCPU, out.RSSBytes, out.Sampled = after.CPUPercent, int64(after.RSSBytes), true
+	}
+	return out, nil
+}
+
+// Finish thaws the arm, records what each workload left, marks what an
+// interrupt cut short, and stops the service.
+func (l *live) Finish(ctx context.Context) {
+	if l.svc == nil || l.stopped {
+		return
+	}
+	l.Thaw()
+	for _, sr := range l.srs {
+		if sr.Status == results.OK {
+			l.after(ctx, sr)
+		}
+	}
+	l.interrupted(ctx)
+	l.Down()
+}

@@ -1,0 +1,93 @@
+package wording
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/showdownlab/showdown/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// TestGolden says one of each thing this package words, with numbers
+// small and large, in testdata/words.golden: the progress lines, the
+// printed verdict, summary.md and report.html take these words from
+// here, so the file is how a number reads everywhere.
+func TestGolden(t *testing.T) {
+	sig := results.PairRatio{Better: "rust-axum", Worse: "java-helidon", Ratio: 1.2816, Low: 1.2511, High: 1.3202, Significant: true, Starts: 2, Rounds: 20}
+	same := results.PairRatio{Better: "java-spring", Worse: "node-http", Ratio: 1.02, Low: 0.81, High: 1.28, Starts: 2, Rounds: 20}
+	one := results.PairRatio{Better: "a", Worse: "b", Ratio: 2.01, Low: 1.9, High: 2.1, Significant: true, OneStart: true}
+	v := &results.Verdict{Metric: "throughput", Ranking: []string{"rust-axum", "java-helidon", "node-http"},
+		Pairs: []results.PairRatio{sig, same}, GeneratorBound: map[string]float64{"rust-axum": 84},
+		AA: &results.PairRatio{Better: "go-stdlib", Worse: "go-stdlib+aa", Ratio: 1.004, Low: 0.991, High: 1.017},
+		Unresolved: []string{"java-spring against node-http: ±22.7%, about 12 starts of 14 rounds would reach ±3%"}}
+	c := &results.Comparison{Workload: "string", Level: 50, Model: "closed", Verdict: v, Rounds: make([]results.Round, 20)}
+	caps := []*results.Capacity{
+		{Arm: "go-stdlib", Workload: "string", Rate: 64121.4, Low: 60336.2, High: 67906.9},
+		{Arm: "slow", Rate: 42.25, Low: 40.5, High: 44.01},
+		{Arm: "bound", Rate: 19062, Low: 19062, LowerBound: true, Reason: "generator late: send lateness p99 1.1 ms > 0.5 ms"},
+		{Arm: "users", Unit: results.UnitUsers, Rate: 310, Low: 290, High: 330},
+		{Arm: "none", Reason: "start 1 failed the objective at every rate it tried, down to 1.0 req/s"},
+		{Arm: "unmeasured"},
+	}
+	cv := &results.CapacityVerdict{Workload: "string", Objective: "p99 ≤ 5ms", Verdict: results.Verdict{Metric: "capacity", Ranking: []string{"go-stdlib", "bound"},
+		Pairs: []results.PairRatio{{Better: "go-stdlib", Worse: "bound", Ratio: 3.36, Low: 3.1, High: 3.6, Significant: true}}},
+		LowerBounds: []string{"bound's capacity is a lower bound, at least 19062 req/s: generator late"}}
+	sizes := []results.Size{
+		{Cores: 1.52, Instances: 3, MemoryBytes: 100 << 20},
+		{Cores: 0.31, Instances: 1, MemoryBytes: 12 << 20, LowerBound: true},
+		{Instances: 2, MemoryBytes: 1000},
+		{},
+	}
+	pr := results.Probe{Rate: 30217, Achieved: 30180.6, P50Ms: 0.41, P99Ms: 4.62, P999Ms: 11.3, ErrorRate: 0.0004, LatenessP99Ms: 0.12, ServiceCPU: 97.4, GeneratorCPU: 47.2, Pass: true}
+	late := pr
+	late.Pass, late.GeneratorLimited, late.Why = false, true, "generator late: send lateness p99 1.1 ms > 0.5 ms"
+	round := results.Round{Start: 1, Index: 3, Arms: []results.ArmRound{{Arm: "rust-axum", Throughput: 21806.4, P99Ms: 3.5}, {Arm: "go-stdlib", Throughput: 84012, P99Ms: 1.25, Misbehaved: "stalled"}}}
+	wu := &results.WarmupRun{Auto: true, Steady: true, Seconds: 51.4, Requests: 1234567, CV: 0.021, Drift: -0.004, CompilerCPU: []float64{3, 1, 0, 0, 0}}
+	con := &results.Contract{Mode: "full", Passed: 41, Skipped: 2, Seconds: 3.46}
+
+	var b strings.Builder
+	line := func(s ...string) {
+		for _, x := range s {
+			b.WriteString(x + "\n")
+		}
+	}
+	line("# Pair", Pair(sig, "throughput"), Pair(same, "throughput"), Pair(one, "p99 latency"))
+	line("# Comparison")
+	line(Comparison(c)...)
+	line(Comparison(&results.Comparison{Workload: "bank", Level: 8, Model: "open"})...)
+	line("# Ranking", Ranking(v))
+	line("# Capacity")
+	for _, cp := range caps {
+		line(Capacity(cp))
+	}
+	line("# Amount", Amount(64121.4, results.UnitRate), Amount(42.25, results.UnitRate), Amount(3.456, results.UnitRate), Amount(310.4, results.UnitUsers))
+	line("# CapacityVerdict")
+	line(CapacityVerdict(cv)...)
+	line("# Size")
+	for _, sz := range sizes {
+		line(Size(sz))
+	}
+	line(SizeLine(caps[0], sizes[0]))
+	line("# Probe", Probe(pr, results.UnitRate), Probe(late, results.UnitRate))
+	line("# Round", Round(round, "closed"), Round(round, "open"))
+	line("# Warmup", Warmup(wu), Warmup(&results.WarmupRun{Seconds: 10, Requests: 5000}))
+	line("# Contract", Contract(con))
+
+	path := filepath.Join("testdata", "words.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/wording -update writes it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("words differ from %s (go test ./internal/wording -update, then read the diff):\ngot:\n%s", path, got)
+	}
+}
