@@ -168,3 +168,141 @@ func TestFigures(t *testing.T) {
 			tt.name, f.Lambda, f.LambdaCI, f.Sigma, f.SigmaCI, f.Kappa, f.KappaCI, f.Peak, f.PeakCI, x16, f.Basis, f.DF, f.Outside)
 	}
 }
+
+// curve are four starts' figures exactly on the law's curve at 1, 2, 4
+// and 8 cores, each start a share off the curve in turn (+1%, −1%, +1%,
+// −1% by count, shifted by start), so the fit has a small scatter.
+func curve(lambda, sigma, kappa float64) []Point {
+	var pts []Point
+	for s := 0; s < 4; s++ {
+		for i, n := range []int{1, 2, 4, 8} {
+			off := 0.01
+			if (i+s)%2 == 1 {
+				off = -0.01
+			}
+			pts = append(pts, Point{Cores: n, Start: s + 1, Figure: usl(lambda, sigma, kappa, float64(n)) * (1 + off)})
+		}
+	}
+	return pts
+}
+
+func TestCross(t *testing.T) {
+	// fast-start peaks early (σ 0.02, κ 0.01); slow-start starts at half
+	// its λ and scales almost linearly: it passes fast-start where
+	// 20000n/(1+0.02(n−1)+0.01n(n−1)) = 10000n/(1+0.001(n−1)).
+	fast, err := New("fast-start", curve(20_000, 0.02, 0.01))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := New("slow-start", curve(10_000, 0.001, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The true n solves 2(1+0.001(n−1)) = 1+0.02(n−1)+0.01n(n−1), that
+	// is 0.01n² + 0.008n − 1.018 = 0: about 9.70.
+	want := (-0.008 + math.Sqrt(0.008*0.008+4*0.01*1.018)) / (2 * 0.01)
+	for _, tt := range []struct {
+		name       string
+		lo, hi     float64
+		found      int
+		passer     string
+		open, none bool
+	}{
+		// Over 1..32 the slow start passes the fast one once.
+		{"1..32", 1, 32, 1, "slow-start", false, false},
+		// Not within 1..4: the fast start leads throughout, and the curves
+		// are apart.
+		{"1..4", 1, 4, 0, "", false, true},
+	} {
+		got := Cross(fast, slow, tt.lo, tt.hi)
+		if len(got.Found) != tt.found {
+			t.Fatalf("%s: got %d crossings (%+v), want %d", tt.name, len(got.Found), got, tt.found)
+		}
+		if tt.found > 0 {
+			c := got.Found[0]
+			if c.Passer != tt.passer || math.Abs(c.At-want) > 0.05*want || !c.CI.Contains(want) || c.HighOpen != tt.open {
+				t.Errorf("%s: got %+v, want %s passing at about %.2f, within its interval", tt.name, c, tt.passer, want)
+			}
+			t.Logf("%s: %s passes %s at %.2f cores [%.2f, %.2f]", tt.name, c.Passer, c.Passed, c.At, c.CI.Low, c.CI.High)
+		}
+		if tt.none && got.Close.Known() {
+			t.Errorf("%s: got the curves close at %v, want them apart", tt.name, got.Close)
+		}
+	}
+}
+
+func TestCoresFor(t *testing.T) {
+	f, err := New("s", curve(20_000, 0.02, 0.01))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, _ := f.At(f.Peak)
+	for _, tt := range []struct {
+		name  string
+		rate  float64
+		cores float64 // NaN: not reached
+		open  bool
+	}{
+		// Half a core's worth: a share of one core.
+		{"below one core", 10_000, 0.5, false},
+		// X(4) on the curve: 80000/(1+0.06+0.12).
+		{"at four cores", usl(20_000, 0.02, 0.01, 4), 4, false},
+		// Past the peak of about 84,000 at 9.9 cores: one process never
+		// carries it.
+		{"past the peak", 100_000, math.NaN(), true},
+	} {
+		got := f.CoresFor(tt.rate, 32)
+		if math.IsNaN(tt.cores) != math.IsNaN(got.Cores) || !math.IsNaN(tt.cores) && math.Abs(got.Cores-tt.cores) > 0.05*tt.cores {
+			t.Errorf("%s: got %.3f cores, want %.3f", tt.name, got.Cores, tt.cores)
+		}
+		if !math.IsNaN(tt.cores) && !(got.Band.Low <= got.Cores && got.Cores <= got.Band.High) {
+			t.Errorf("%s: got %.3f cores outside its band %v", tt.name, got.Cores, got.Band)
+		}
+		if tt.open && (got.Band.Known() && !got.Band.Open() || math.Abs(got.Top-peak) > 0.01*peak) {
+			t.Errorf("%s: got band %v and top %.0f, want no band or an open one, and the peak %.0f", tt.name, got.Band, got.Top, peak)
+		}
+	}
+}
+
+// TestRoundsBasis: one start at three counts leaves no residual; its
+// rounds give the intervals, marked as holding the rounds' noise only.
+func TestRoundsBasis(t *testing.T) {
+	pts := []Point{
+		{Cores: 1, Start: 1, Figure: 20_000, Rounds: []float64{19_800, 20_200, 20_000}},
+		{Cores: 2, Start: 1, Figure: 38_000, Rounds: []float64{37_600, 38_400, 38_000}},
+		{Cores: 4, Start: 1, Figure: 68_000, Rounds: []float64{67_300, 68_700, 68_000}},
+	}
+	f, err := New("rounds", pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Basis != Rounds || f.DF != 6 || !f.SigmaCI.Contains(f.Sigma) || !f.KappaCI.Contains(f.Kappa) {
+		t.Errorf("got basis %s with %d df, σ %v %v, κ %v %v; want rounds with 6 df, each within its interval", f.Basis, f.DF, f.Sigma, f.SigmaCI, f.Kappa, f.KappaCI)
+	}
+	// Without the rounds: no interval at all.
+	for i := range pts {
+		pts[i].Rounds = nil
+	}
+	if f, _ := New("bare", pts); f.Basis != Exact || f.KappaCI.Known() {
+		t.Errorf("without rounds: got basis %s, κ %v; want exact, no interval", f.Basis, f.KappaCI)
+	}
+}
+
+func TestBadFigures(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		pts  []Point
+		want string
+	}{
+		// Two counts cannot hold three parameters.
+		{"two counts", []Point{{Cores: 1, Figure: 1}, {Cores: 2, Figure: 2}, {Cores: 2, Start: 2, Figure: 2}}, "three counts or more"},
+		// A zero figure (a failed start) is not a figure.
+		{"zero", []Point{{Cores: 1, Figure: 1}, {Cores: 2, Figure: 0}, {Cores: 4, Figure: 3}}, "figure 2 (0 at 2 cores)"},
+		{"no cores", []Point{{Cores: 0, Figure: 1}, {Cores: 2, Figure: 2}, {Cores: 4, Figure: 3}}, "figure 1"},
+	} {
+		_, err := New("s", tt.pts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
