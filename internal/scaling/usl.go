@@ -267,6 +267,14 @@ func New(name string, pts []Point) (*Fit, error) {
 
 	a, b, c := f.theta[0], f.theta[1], f.theta[2]
 	f.Lambda, f.Sigma, f.Kappa = f.ref/a, b/a, c/a
+	// Figures exactly on a line solve to σ or κ of zero give or take a
+	// rounding: zero it is.
+	if math.Abs(f.Sigma) < negligible {
+		f.Sigma, f.theta[1], b = 0, 0, 0
+	}
+	if math.Abs(f.Kappa) < negligible {
+		f.Kappa, f.theta[2], c = 0, 0, 0
+	}
 	if f.Basis != Exact {
 		h := f.t * math.Sqrt(f.cov[0][0])
 		f.LambdaCI = Interval{f.ref / (a + h), math.Inf(1)}
@@ -296,13 +304,13 @@ func New(name string, pts []Point) (*Fit, error) {
 	return f, nil
 }
 
-// negligible is how far below zero σ or κ may come from rounding alone.
+// negligible is how far from zero σ or κ may come from rounding alone.
 const negligible = 1e-9
 
 // outside says why the fit falls outside the law, or "".
 func (f *Fit) outside() string {
 	why := func(name string, v float64, iv Interval, what string) string {
-		if v >= -negligible {
+		if v >= 0 {
 			return ""
 		}
 		switch {

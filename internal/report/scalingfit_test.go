@@ -1,0 +1,78 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/showdownlab/showdown/internal/results"
+)
+
+// fitRun is a synthetic run of a plan with cores 1, 2, 4 and 8, an
+// objective and a sizing load: two stacks' capacities over two starts,
+// each start's bracket 1% either side of a figure on the law's curve
+// (go-stdlib σ 0.05, κ 0.002 from 20,000/s; java-helidon σ 0.01,
+// κ 0.0005 from 12,000/s, which passes go-stdlib at about 14 cores),
+// off the curve by a share that differs from start to start.
+func fitRun(t *testing.T) *Results {
+	t.Helper()
+	const plan = `{"name": "cores-fit", "implementations": [{"service": "go-stdlib"}, {"service": "java-helidon"}],
+		"workloads": [{"name": "string"}], "cores": [1, 2, 4, 8], "load": {"model": "open", "levels": [1000]},
+		"sizing": {"rate": 100000},
+		"placement": {"service_cpus": "0-7", "generator_cpus": "8-15", "database_cpus": "8-15"}}`
+	r := &results.Run{Version: 1, Command: "showdown run plans/cores-fit.yaml"}
+	if err := json.Unmarshal([]byte(plan), &r.Plan); err != nil {
+		t.Fatal(err)
+	}
+	law := map[string][3]float64{"go-stdlib": {20_000, 0.05, 0.002}, "java-helidon": {12_000, 0.01, 0.0005}}
+	// Each start's share off the curve, by core count (1, 2, 4, 8).
+	off := [2][4]float64{{0.02, -0.01, 0.015, -0.02}, {-0.015, 0.02, -0.01, 0.01}}
+	counts := map[int]int{1: 0, 2: 1, 4: 2, 8: 3}
+	for _, im := range r.Plan.Arms() {
+		p := law[im.BaseID()]
+		n := float64(im.Cores)
+		x := p[0] * n / (1 + p[1]*(n-1) + p[2]*n*(n-1))
+		c := &results.Capacity{Workload: "string", Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores,
+			Objective: "p99 ≤ 5ms, errors ≤ 0.1%", CPUs: n, Rate: x, Low: x * 0.98, High: x * 1.02}
+		for s := range off {
+			mid := x * (1 + off[s][counts[im.Cores]])
+			c.Brackets = append(c.Brackets, results.Bracket{Start: s + 1, Pass: mid * 0.99, Fail: mid * 1.01})
+		}
+		r.Capacities = append(r.Capacities, c)
+	}
+	return &Results{Path: "synthetic", Kind: KindRun, Run: r, details: map[*results.LevelRun]*results.Level{}}
+}
+
+// TestScalingFitText checks the law's lines below the cores table
+// against a golden file, and what they must say.
+func TestScalingFitText(t *testing.T) {
+	s := Summarize(fitRun(t))
+	wl := s.Workloads[0]
+	var md bytes.Buffer
+	writeScalingFit(&md, wl)
+	text := md.String()
+	for _, want := range []string{
+		// Both fitted with intervals from two starts (8 figures, 5 df).
+		"- go-stdlib: λ 2", "8 figures from 2 starts at 4 counts; scatter",
+		// go-stdlib's peak (21.8 on its curve) lies far past 8 cores.
+		"beyond the 8 measured",
+		// The crossing near 14 cores, with its interval.
+		"java-helidon passes go-stdlib at about 1",
+		// Sizing for the plan's 100,000 req/s.
+		"Sizing for 100000 req/s at the objective: go-stdlib needs about",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the fit's lines lack %q:\n%s", want, text)
+		}
+	}
+	golden(t, "cores-fit.golden.md", md.Bytes())
+	// The whole summary carries them, after the cores table.
+	var all bytes.Buffer
+	if err := WriteMarkdown(&all, fitRun(t)); err != nil {
+		t.Fatal(err)
+	}
+	if i, j := strings.Index(all.String(), "Scaling with cores"), strings.Index(all.String(), fitHead); i < 0 || j < i {
+		t.Errorf("summary.md: the cores table at %d, the fit at %d; want the fit below the table", i, j)
+	}
+}
