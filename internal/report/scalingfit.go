@@ -138,6 +138,9 @@ func fitLine(f *scaling.Fit) string {
 	n := 2 * f.Max()
 	x, iv := f.At(float64(n))
 	pred := fmt.Sprintf("at %d cores %s/s%s (extrapolated)", n, human.Count(x), rateIv(iv))
+	if math.IsNaN(x) {
+		pred = fmt.Sprintf("no finite prediction at %d cores", n)
+	}
 	return fmt.Sprintf("%s: %s; %s; %s. %s", f.Name, params, peak, pred, basisText(f))
 }
 
@@ -154,7 +157,7 @@ func basisText(f *scaling.Fit) string {
 	case scaling.Rounds:
 		return s + fmt.Sprintf(": no residual, so the intervals come from the rounds' spread (%.1f%% per figure, %d df), which leaves out a second start's difference: they are too narrow.", 100*f.Scatter, f.DF)
 	}
-	return s + ": as many figures as parameters, an exact fit with no scatter to judge by: no interval. Four counts or a second start give one."
+	return s + ": as many figures as parameters, an exact fit with no scatter to judge by: no interval. Four counts or a second start give one (rounds within the start, one too narrow)."
 }
 
 // crossLine says where two fitted curves cross, or that they do not.
@@ -236,7 +239,10 @@ func numIv(iv scaling.Interval, f func(float64) string) string {
 // coresIv is "[low, high]" of a count of cores ("at least low" when open
 // above).
 func coresIv(iv scaling.Interval) string {
-	if iv.Open() {
+	switch {
+	case iv.Open() && iv.Low <= 0:
+		return "[unbounded]"
+	case iv.Open():
 		return "[at least " + f1(iv.Low) + "]"
 	}
 	return "[" + f1(iv.Low) + ", " + f1(iv.High) + "]"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/scaling"
 )
 
 // fitRun is a synthetic run of a plan with cores 1, 2, 4 and 8, an
@@ -74,5 +75,44 @@ func TestScalingFitText(t *testing.T) {
 	}
 	if i, j := strings.Index(all.String(), "Scaling with cores"), strings.Index(all.String(), fitHead); i < 0 || j < i {
 		t.Errorf("summary.md: the cores table at %d, the fit at %d; want the fit below the table", i, j)
+	}
+}
+
+// TestFitLine checks what one stack's line says, on the lent machine's
+// figures of 2026-11-26 (bench/README.md "Cores": one start, three
+// counts, no rounds).
+func TestFitLine(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		figs map[int]float64
+		want []string
+	}{
+		// Three figures for three parameters: the parameters and the
+		// peak, and no interval, said why.
+		{"rust-axum", map[int]float64{1: 80_851, 2: 156_237, 4: 277_840}, []string{
+			"rust-axum: λ 80851/s, σ 0.0153, κ 0.00984; peak at N* ≈ 10 cores, beyond the 4 measured; at 8 cores ",
+			"an exact fit with no scatter to judge by: no interval",
+		}},
+		// It gains per core from 2 to 4: outside the law.
+		{"go-stdlib", map[int]float64{1: 44_880, 2: 65_285, 4: 140_255}, []string{
+			"go-stdlib: outside the law, not forced into it: κ = -0.141 < 0",
+			"no peak, prediction, crossing or size is drawn from them",
+		}},
+	} {
+		var pts []scaling.Point
+		for _, n := range []int{1, 2, 4} {
+			pts = append(pts, scaling.Point{Cores: n, Start: 1, Figure: tt.figs[n]})
+		}
+		f, err := scaling.New(tt.name, pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fitLine(f)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: got %q, want it to say %q", tt.name, got, w)
+			}
+		}
+		t.Log(got)
 	}
 }

@@ -13,12 +13,14 @@ func usl(lambda, sigma, kappa, n float64) float64 {
 }
 
 // synthetic are starts × counts figures on the law's curve, each with
-// cv multiplicative noise.
-func synthetic(rng *rand.Rand, lambda, sigma, kappa, cv float64, counts []int, starts int) []Point {
+// cv multiplicative noise, and every figure of a start moved alike by a
+// share of sd startSD.
+func synthetic(rng *rand.Rand, lambda, sigma, kappa, cv, startSD float64, counts []int, starts int) []Point {
 	var pts []Point
 	for s := 1; s <= starts; s++ {
+		u := 1 + startSD*rng.NormFloat64()
 		for _, n := range counts {
-			pts = append(pts, Point{Cores: n, Start: s, Figure: usl(lambda, sigma, kappa, float64(n)) * (1 + cv*rng.NormFloat64())})
+			pts = append(pts, Point{Cores: n, Start: s, Figure: u * usl(lambda, sigma, kappa, float64(n)) * (1 + cv*rng.NormFloat64())})
 		}
 	}
 	return pts
@@ -29,7 +31,7 @@ func synthetic(rng *rand.Rand, lambda, sigma, kappa, cv float64, counts []int, s
 // for a 95% interval at this many trials.
 func TestCoverage(t *testing.T) {
 	const trials = 1000
-	const lambda, cv = 20_000.0, 0.03
+	const lambda = 20_000.0
 	counts := []int{1, 2, 4, 8}
 	for _, tt := range []struct {
 		name         string
@@ -38,24 +40,33 @@ func TestCoverage(t *testing.T) {
 		// bounded: the intervals must be bounded in 95% of trials or more
 		// (so that coverage is not bought with open intervals).
 		bounded bool
+		// cv is each figure's own noise, startSD a start's, shared by its
+		// figures (0 in the cases: 3% per figure).
+		cv, startSD float64
 	}{
 		// N* = 21.8, far past the 8 cores measured: κ is seldom told from
 		// zero, so N*'s interval is mostly open above ("at least L").
-		{"σ 0.05, κ 0.002, two starts", 0.05, 0.002, 2, false},
-		{"σ 0.05, κ 0.002, four starts", 0.05, 0.002, 4, false},
+		{"σ 0.05, κ 0.002, two starts", 0.05, 0.002, 2, false, 0.03, 0},
+		{"σ 0.05, κ 0.002, four starts", 0.05, 0.002, 4, false, 0.03, 0},
 		// N* = 9.9, just past 8: the curve bends within the counts.
-		{"σ 0.02, κ 0.01, two starts", 0.02, 0.01, 2, false},
-		{"σ 0.02, κ 0.01, four starts", 0.02, 0.01, 4, true},
+		{"σ 0.02, κ 0.01, two starts", 0.02, 0.01, 2, false, 0.03, 0},
+		{"σ 0.02, κ 0.01, four starts", 0.02, 0.01, 4, true, 0.03, 0},
 		// One start: one residual degree of freedom, t = 12.7.
-		{"σ 0.05, κ 0.002, one start", 0.05, 0.002, 1, false},
-		{"σ 0.02, κ 0.01, one start", 0.02, 0.01, 1, false},
+		{"σ 0.05, κ 0.002, one start", 0.05, 0.002, 1, false, 0.03, 0},
+		{"σ 0.02, κ 0.01, one start", 0.02, 0.01, 1, false, 0.03, 0},
+		// A start that moves all its figures alike (3%, each figure 1.5%
+		// on its own), which the fit does not model: the residual holds
+		// it, so N* and X(16), shapes and extrapolations, are covered
+		// more often than 95% (only 90% is checked), while λ, which it
+		// moves whole, is covered less (logged, not checked).
+		{"σ 0.02, κ 0.01, four starts, a start effect", 0.02, 0.01, 4, false, 0.015, 0.03},
 	} {
-		rng := rand.New(rand.NewPCG(35, uint64(tt.starts)*1000+uint64(tt.kappa*1e4)))
+		rng := rand.New(rand.NewPCG(35, uint64(tt.starts)*1000+uint64(tt.kappa*1e4)+uint64(tt.startSD*1e3)))
 		peak := math.Sqrt((1 - tt.sigma) / tt.kappa)
 		at16 := usl(lambda, tt.sigma, tt.kappa, 16)
 		var peakIn, capIn, open, capOpen, outside, lambdaIn, sigmaIn, kappaIn int
 		for range trials {
-			f, err := New("synthetic", synthetic(rng, lambda, tt.sigma, tt.kappa, cv, counts, tt.starts))
+			f, err := New("synthetic", synthetic(rng, lambda, tt.sigma, tt.kappa, tt.cv, tt.startSD, counts, tt.starts))
 			if err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
@@ -92,7 +103,7 @@ func TestCoverage(t *testing.T) {
 			what string
 			got  float64
 		}{{"N*", rate(peakIn)}, {"capacity at 16", rate(capIn)}} {
-			if c.got < 0.90 || c.got > 0.98 {
+			if c.got < 0.90 || c.got > 0.98 && tt.startSD == 0 {
 				t.Errorf("%s: %s within its interval in %.1f%% of trials; want 90-98%%", tt.name, c.what, 100*c.got)
 			}
 		}
