@@ -116,3 +116,30 @@ func TestFitLine(t *testing.T) {
 		t.Log(got)
 	}
 }
+
+// TestFitFromRounds: from interleaved rounds each start's figure is the
+// mean of its rounds, one observation per start and count.
+func TestFitFromRounds(t *testing.T) {
+	c := &results.Comparison{Workload: "string", Level: 512, Model: "closed", Arms: []string{"go-stdlib@1", "go-stdlib@2", "go-stdlib@4"}}
+	law := map[string]float64{"go-stdlib@1": 1, "go-stdlib@2": 1.9, "go-stdlib@4": 3.4}
+	for s := 1; s <= 2; s++ {
+		for r := 1; r <= 4; r++ {
+			round := results.Round{Start: s, Index: r}
+			for i, arm := range c.Arms {
+				wobble := 1 + 0.01*float64((r+i+s)%3-1)
+				round.Arms = append(round.Arms, results.ArmRound{Arm: arm, Throughput: 50e3 * law[arm] * wobble})
+			}
+			c.Rounds = append(c.Rounds, round)
+		}
+	}
+	wl := &Workload{Name: "string", Comparisons: []*results.Comparison{c}}
+	r := &results.Run{}
+	if err := json.Unmarshal([]byte(`{"name": "c", "implementations": [{"service": "go-stdlib"}], "workloads": [{"name": "string"}], "cores": [1, 2, 4], "load": {"levels": [512]}}`), &r.Plan); err != nil {
+		t.Fatal(err)
+	}
+	wl.Scaling = scalingRows(r, wl)
+	got := scalingFit(r, wl)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "go-stdlib: λ 5") || !strings.Contains(got[0], "6 figures from 2 starts at 3 counts; scatter") {
+		t.Errorf("got %q, want go-stdlib fitted to 6 figures from 2 starts", got)
+	}
+}
