@@ -141,7 +141,11 @@ func fitLine(f *scaling.Fit) string {
 	if math.IsNaN(x) {
 		pred = fmt.Sprintf("no finite prediction at %d cores", n)
 	}
-	return fmt.Sprintf("%s: %s; %s; %s. %s", f.Name, params, peak, pred, basisText(f))
+	line := fmt.Sprintf("%s: %s; %s; %s. %s", f.Name, params, peak, pred, basisText(f))
+	if f.LackOfFit < 0.05 {
+		line += fmt.Sprintf(" The law fits these figures poorly: the means at each count stray from the curve more than the starts differ from one another (lack of fit, p = %.2g); the intervals hold that scatter, but the curve's shape, and so its peak, is in doubt.", f.LackOfFit)
+	}
+	return line
 }
 
 // basisText says what a fit's intervals rest on.
@@ -157,7 +161,7 @@ func basisText(f *scaling.Fit) string {
 	case scaling.Rounds:
 		return s + fmt.Sprintf(": no residual, so the intervals come from the rounds' spread (%.1f%% per figure, %d df), which leaves out a second start's difference: they are too narrow.", 100*f.Scatter, f.DF)
 	}
-	return s + ": as many figures as parameters, an exact fit with no scatter to judge by: no interval. Four counts or a second start give one (rounds within the start, one too narrow)."
+	return s + ": as many figures as parameters, an exact fit with no scatter to judge by: no interval. Four counts or a second start would give one; rounds within the start, a narrower one that leaves out a second start's difference."
 }
 
 // crossLine says where two fitted curves cross, or that they do not.

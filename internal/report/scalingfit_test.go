@@ -93,6 +93,8 @@ func TestFitLine(t *testing.T) {
 			"rust-axum: λ 80851/s, σ 0.0153, κ 0.00984; peak at N* ≈ 10 cores, beyond the 4 measured; at 8 cores ",
 			"an exact fit with no scatter to judge by: no interval",
 		}},
+		// Two starts that agree on a dip at 2 cores: fitted, and doubted.
+		{"dip", map[int]float64{1: 1000, 2: 1450, 4: 3100, 8: 5200}, []string{"The law fits these figures poorly", "lack of fit, p = "}},
 		// It gains per core from 2 to 4: outside the law.
 		{"go-stdlib", map[int]float64{1: 44_880, 2: 65_285, 4: 140_255}, []string{
 			"go-stdlib: outside the law, not forced into it: κ = -0.141 < 0",
@@ -100,8 +102,17 @@ func TestFitLine(t *testing.T) {
 		}},
 	} {
 		var pts []scaling.Point
-		for _, n := range []int{1, 2, 4} {
-			pts = append(pts, scaling.Point{Cores: n, Start: 1, Figure: tt.figs[n]})
+		for i, n := range []int{1, 2, 4, 8} {
+			v, ok := tt.figs[n]
+			switch {
+			case !ok:
+			case len(tt.figs) == 3:
+				pts = append(pts, scaling.Point{Cores: n, Start: 1, Figure: v})
+			default:
+				// Two starts, 1% either side, swapping sides by count.
+				off := 0.01 * float64(1-2*(i%2))
+				pts = append(pts, scaling.Point{Cores: n, Start: 1, Figure: v * (1 + off)}, scaling.Point{Cores: n, Start: 2, Figure: v * (1 - off)})
+			}
 		}
 		f, err := scaling.New(tt.name, pts)
 		if err != nil {

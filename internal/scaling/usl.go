@@ -46,6 +46,11 @@
 // 99.5% in the test with 3% per start and 1.5% per figure), while λ,
 // which such a start moves whole, is covered less (about 90% there).
 //
+// Where two starts or more were measured at four counts or more, an F
+// test sets the means at each count against the curve and the starts
+// against one another (Fit.LackOfFit): a small p says the law does not
+// describe the curve's shape, though the figures stay within it.
+//
 // With four counts and three parameters one start leaves one residual
 // degree of freedom: the intervals stand, at t = 12.7, and are wide (N*'s
 // is then open above unless the curve bends hard). With three counts and
@@ -152,6 +157,13 @@ type Fit struct {
 	// is not significantly above zero).
 	Peak   float64
 	PeakCI Interval
+	// LackOfFit is the p-value of the test that the law describes the
+	// means at each count as well as the starts agree with one another
+	// (an F test of the residual's lack of fit against its pure error;
+	// NaN without two starts at a count or a fourth count): a small one
+	// says the curve's shape is in doubt, though the intervals hold the
+	// scatter it leaves.
+	LackOfFit float64
 	// Outside, when set, says why the figures fall outside the law; the
 	// parameters are then what the figures solve to, and nothing is
 	// predicted from them.
@@ -246,11 +258,13 @@ func New(name string, pts []Point) (*Fit, error) {
 	}
 
 	ssr := 0.0
+	res := make([]float64, len(xs))
 	for i := range xs {
 		zh := dot(xs[i], f.theta)
-		r := (z[i] - zh) / zh
-		ssr += r * r
+		res[i] = (z[i] - zh) / zh
+		ssr += res[i] * res[i]
 	}
+	f.LackOfFit = lackOfFit(pts, res, ssr, len(f.Counts))
 	var s2 float64
 	switch f.DF = len(pts) - 3; {
 	case f.DF >= 1:
@@ -338,6 +352,33 @@ func (f *Fit) outside() string {
 		}
 	}
 	return ""
+}
+
+// lackOfFit is the p-value of the F test of the residual's lack of fit
+// (the means at each count about the curve, counts − 3 df) against its
+// pure error (the figures at each count about their mean, figures −
+// counts df); NaN where either has no degrees of freedom. Within one
+// count every figure has the same weight, so the relative residuals
+// split exactly.
+func lackOfFit(pts []Point, res []float64, ssr float64, counts int) float64 {
+	dfLack, dfPure := counts-3, len(pts)-counts
+	if dfLack < 1 || dfPure < 1 {
+		return math.NaN()
+	}
+	sum, k := map[int]float64{}, map[int]float64{}
+	for i, p := range pts {
+		sum[p.Cores] += res[i]
+		k[p.Cores]++
+	}
+	pure := 0.0
+	for i, p := range pts {
+		d := res[i] - sum[p.Cores]/k[p.Cores]
+		pure += d * d
+	}
+	if pure <= 0 {
+		return math.NaN()
+	}
+	return stats.FP((ssr-pure)/float64(dfLack)/(pure/float64(dfPure)), dfLack, dfPure)
 }
 
 // roundsVariance pools the relative variance of each figure's mean from

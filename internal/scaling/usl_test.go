@@ -64,7 +64,7 @@ func TestCoverage(t *testing.T) {
 		rng := rand.New(rand.NewPCG(35, uint64(tt.starts)*1000+uint64(tt.kappa*1e4)+uint64(tt.startSD*1e3)))
 		peak := math.Sqrt((1 - tt.sigma) / tt.kappa)
 		at16 := usl(lambda, tt.sigma, tt.kappa, 16)
-		var peakIn, capIn, open, capOpen, outside, lambdaIn, sigmaIn, kappaIn int
+		var peakIn, capIn, open, capOpen, outside, lambdaIn, sigmaIn, kappaIn, lack int
 		for range trials {
 			f, err := New("synthetic", synthetic(rng, lambda, tt.sigma, tt.kappa, tt.cv, tt.startSD, counts, tt.starts))
 			if err != nil {
@@ -72,6 +72,9 @@ func TestCoverage(t *testing.T) {
 			}
 			if f.Outside != "" {
 				outside++
+			}
+			if f.LackOfFit < 0.05 {
+				lack++
 			}
 			if f.PeakCI.Contains(peak) {
 				peakIn++
@@ -97,8 +100,8 @@ func TestCoverage(t *testing.T) {
 			}
 		}
 		rate := func(k int) float64 { return float64(k) / float64(trials) }
-		t.Logf("%s (N* %.1f, X(16) %.0f): N* within its interval %.1f%% (open above %.1f%%), X(16) %.1f%%; λ %.1f%%, σ %.1f%%, κ %.1f%%; outside the law %.1f%% (%d trials)",
-			tt.name, peak, at16, 100*rate(peakIn), 100*rate(open), 100*rate(capIn), 100*rate(lambdaIn), 100*rate(sigmaIn), 100*rate(kappaIn), 100*rate(outside), trials)
+		t.Logf("%s (N* %.1f, X(16) %.0f): N* within its interval %.1f%% (open above %.1f%%), X(16) %.1f%%; λ %.1f%%, σ %.1f%%, κ %.1f%%; outside the law %.1f%%, lack of fit at p < 0.05 %.1f%% (%d trials)",
+			tt.name, peak, at16, 100*rate(peakIn), 100*rate(open), 100*rate(capIn), 100*rate(lambdaIn), 100*rate(sigmaIn), 100*rate(kappaIn), 100*rate(outside), 100*rate(lack), trials)
 		for _, c := range []struct {
 			what string
 			got  float64
@@ -314,6 +317,47 @@ func TestBadFigures(t *testing.T) {
 		_, err := New("s", tt.pts)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestLackOfFit(t *testing.T) {
+	twice := func(figs ...float64) []Point {
+		var pts []Point
+		for s, off := range []float64{1.01, 0.99} {
+			for i, n := range []int{1, 2, 4, 8} {
+				// The starts swap sides from count to count.
+				o := off
+				if i%2 == 1 {
+					o = 2 - off
+				}
+				pts = append(pts, Point{Cores: n, Start: s + 1, Figure: figs[i] * o})
+			}
+		}
+		return pts
+	}
+	for _, tt := range []struct {
+		name string
+		pts  []Point
+		// lack: p below 0.01; else above 0.05.
+		lack bool
+	}{
+		// On the curve, the starts 1% either side: nothing to doubt.
+		{"on the curve", twice(usl(1000, 0.05, 0.01, 1), usl(1000, 0.05, 0.01, 2), usl(1000, 0.05, 0.01, 4), usl(1000, 0.05, 0.01, 8)), false},
+		// A dip at 2 cores that both starts agree on, as go-stdlib's
+		// 2026-11-26 figures have: no curve of the law passes it.
+		{"a dip at 2", twice(1000, 1450, 3100, 5200), true},
+		// One start: no pure error to judge by.
+		{"one start", twice(1000, 1450, 3100, 5200)[:4], false},
+	} {
+		f, err := New(tt.name, tt.pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.LackOfFit
+		t.Logf("%s: lack-of-fit p %.3g; outside: %q", tt.name, p, f.Outside)
+		if tt.lack && !(p < 0.01) || !tt.lack && p < 0.05 {
+			t.Errorf("%s: got lack-of-fit p %.3g, want it %s", tt.name, p, map[bool]string{true: "below 0.01", false: "not below 0.05 (or none)"}[tt.lack])
 		}
 	}
 }
