@@ -51,6 +51,7 @@ var importRules = []struct {
 	{"internal/jmx", []string{"internal/lab", "internal/report", "internal/stack"}, "a JMeter plan becomes a scenario file, not a run"},
 	{"internal/human", []string{"internal/", "load", "workloads"}, "formatting numbers for people needs nothing"},
 	{"internal/stats", []string{"internal/", "load", "workloads"}, "statistics need nothing of the project"},
+	{"internal/scaling", []string{"load", "workloads", "internal/results", "internal/plan", "internal/human", "internal/lab", "internal/report", "internal/k8s"}, "the scalability law is arithmetic on figures: stats and nothing else"},
 	{"internal/proctree", []string{"internal/", "load", "workloads"}, "walking a process tree needs nothing"},
 	{"internal/cpulist", []string{"internal/", "load", "workloads"}, "parsing a CPU list needs nothing"},
 	{"internal/neighbour", []string{"internal/", "load", "workloads"}, "the noisy neighbour stands alone, for any binary to start"},

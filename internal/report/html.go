@@ -82,6 +82,8 @@ type htmlPage struct {
 	Colors      []swatch
 	Charts      int
 	ScalingHead []string
+	// FitHead introduces the law's lines below the cores table.
+	FitHead string
 	// Faults are the plan's fault tests (run.json's faults).
 	Faults    []*results.FaultTest
 	FaultCols []string
@@ -175,7 +177,7 @@ type htmlCell struct {
 func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 	s := Summarize(res, opts...)
 	colors := map[string]string{}
-	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns, ScalingHead: scalingHead}
+	pg := &htmlPage{S: s, Setup: setupLine(res), Kind: res.Kind, Command: res.Run.Command, StepCols: stepColumns, ScalingHead: scalingHead, FitHead: fitHead}
 	pg.NMTCols, pg.NMTRows = nativeMemoryTable(s)
 	for i, im := range s.Implementations {
 		colors[im] = colorOf(i)

@@ -387,6 +387,19 @@ func writeScaling(w io.Writer, wl *Workload) {
 	if len(wl.Crossings) > 0 {
 		fmt.Fprintln(w)
 	}
+	writeScalingFit(w, wl)
+}
+
+// writeScalingFit writes the law's lines below the cores table (Markdown).
+func writeScalingFit(w io.Writer, wl *Workload) {
+	if len(wl.ScalingFit) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s\n\n", fitHead)
+	for _, l := range wl.ScalingFit {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	fmt.Fprintln(w)
 }
 
 func joinCells(cells []string) string {

@@ -196,6 +196,10 @@ type Workload struct {
 	// where one stack's figure passes another's as cores grow.
 	Scaling   []ScalingRow `json:"scaling,omitempty"`
 	Crossings []Crossing   `json:"crossings,omitempty"`
+	// ScalingFit are the Universal Scalability Law's lines below the
+	// cores table (scalingFit): each stack's fit, where the fitted curves
+	// cross, and the cores the plan's sizing load needs.
+	ScalingFit []string `json:"scaling_fit,omitempty"`
 	// Curves are the latency-load curves: from capacity searches' probes,
 	// or an open-model plan's levels.
 	Curves   []Curve  `json:"curves,omitempty"`
@@ -458,6 +462,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 	for _, wl := range s.Workloads {
 		wl.Scaling = scalingRows(r, wl)
 		wl.Crossings = crossings(wl.Scaling)
+		wl.ScalingFit = scalingFit(r, wl)
 		wl.Curves = curves(r, wl, s.Implementations)
 	}
 	return s

@@ -102,6 +102,10 @@ var t975 = []float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.
 	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
 	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
 
+// T975 is Student's t 0.975 quantile at df degrees of freedom (NaN under
+// one): the half-width of a two-sided 95% interval in standard errors.
+func T975(df int) float64 { return tQuantile975(df) }
+
 func tQuantile975(df int) float64 {
 	if df < 1 {
 		return math.NaN()

@@ -22,6 +22,19 @@ func WelchP(a, b []float64) float64 {
 	return regIncBeta(df/2, 0.5, df/(df+t*t))
 }
 
+// FP is the upper-tail p-value of an F statistic f with d1 and d2
+// degrees of freedom: the scalability fit's lack-of-fit test uses it.
+func FP(f float64, d1, d2 int) float64 {
+	if d1 < 1 || d2 < 1 || math.IsNaN(f) {
+		return math.NaN()
+	}
+	if f <= 0 {
+		return 1
+	}
+	n1, n2 := float64(d1), float64(d2)
+	return regIncBeta(n2/2, n1/2, n2/(n2+n1*f))
+}
+
 // regIncBeta is the regularized incomplete beta function I_x(a, b), by
 // its continued fraction (Numerical Recipes, betacf).
 func regIncBeta(a, b, x float64) float64 {

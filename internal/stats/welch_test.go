@@ -27,3 +27,21 @@ func TestWelchDistribution(t *testing.T) {
 		t.Errorf("constant but different: p=%v, want 0", p)
 	}
 }
+
+// Upper-tail p-values of F at textbook critical values.
+func TestFP(t *testing.T) {
+	for _, tc := range []struct {
+		f      float64
+		d1, d2 int
+		p      float64
+	}{
+		{2.571 * 2.571, 1, 5, 0.05}, // F(1, d) is t(d)²
+		{5.79, 2, 5, 0.05},          // F(2, 5), 95%
+		{3.33, 5, 10, 0.05},         // F(5, 10), 95%
+		{0, 1, 5, 1},                // no lack of fit
+	} {
+		if got := FP(tc.f, tc.d1, tc.d2); math.Abs(got-tc.p) > 0.001 {
+			t.Errorf("F=%v (%d, %d): got p %.4f, want %.3f", tc.f, tc.d1, tc.d2, got, tc.p)
+		}
+	}
+}
