@@ -111,3 +111,12 @@ func version() string {
 	}
 	return v
 }
+
+// hintOf is err's own hint, or else def.
+func hintOf(err error, def string) string {
+	var h hinted
+	if errors.As(err, &h) && h.Hint() != "" {
+		return h.Hint()
+	}
+	return def
+}

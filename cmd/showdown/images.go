@@ -26,12 +26,12 @@ func init() {
 func runImages(st *state, args []string) error {
 	if len(args) == 0 || args[0] != "build" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(st.stderr, "Usage: showdown images build [--push REGISTRY] [--tag T] [NAME...]")
+			fmt.Fprintln(st.stderr, "Usage: showdown images build [--push REGISTRY] [--tag T] [NAME|FOLDER...]")
 			return errHelp
 		}
 		return usageError{err: errors.New("images: the one subcommand is build"), hint: "showdown images build go-stdlib showdown"}
 	}
-	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME...]\n\nBuilds the images of the named implementations and of showdown (all when none is named)\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
+	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME|FOLDER...]\n\nBuilds the images of the named implementations (a name under services/ or a stack's folder,\n./our-service) and of showdown (all under services/ when none is named)\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
 	push := fs.String("push", "", "push the images to `REGISTRY` (e.g. registry.example.com/team)")
 	tag := fs.String("tag", images.DefaultTag, "image `tag`")
 	record := fs.String("record", filepath.Join("bin", "images.json"), "write the images' sizes to this `file`")
@@ -44,7 +44,13 @@ func runImages(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	ms, err := service.Discover(root)
+	var dirs []string
+	for _, n := range names {
+		if service.IsFolder(n) {
+			dirs = append(dirs, n)
+		}
+	}
+	ms, err := service.Discover(root, dirs...)
 	if err != nil {
 		return err
 	}
@@ -56,17 +62,19 @@ func runImages(st *state, args []string) error {
 	}
 	var errs []error
 	todo := map[string]*service.Manifest{}
-	for _, n := range names {
+	for i, n := range names {
 		if n == images.ShowdownImage {
 			todo[n] = nil
 			continue
 		}
-		m, err := service.Lookup(ms, n)
+		m, err := service.Find(ms, n)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		todo[n] = m
+		// A stack from a folder is built, tagged and recorded by its name.
+		names[i] = m.Name
+		todo[m.Name] = m
 	}
 	if len(errs) > 0 {
 		return usageError{err: errors.Join(errs...), hint: "names are services (showdown services) or showdown"}

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 )
@@ -13,27 +15,42 @@ import (
 func init() {
 	register(&command{
 		name:    "services",
-		summary: "list the implementations under services/ and check their manifests",
+		summary: "list the implementations (under services/ and from other folders) and check their manifests",
 		run:     runServices,
 	})
 }
 
 func runServices(st *state, args []string) error {
-	fs := newFlagSet(st, "services", "[-knobs]")
+	fs := newFlagSet(st, "services", `[-knobs] [--plan FILE] [FOLDER...]
+
+Lists the stacks under services/, and those from elsewhere that a plan
+names by path (--plan) or that are given as folders (./our-service), with
+the folder each comes from, and checks their manifests.`)
 	knobs := fs.Bool("knobs", false, "also list each service's knobs with their defaults and help")
-	if err := parseFlags(fs, args); err != nil {
+	planFile := fs.String("plan", "", "also list the stacks this plan names by folder (path:)")
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0)), hint: "showdown services [-knobs]"}
+	for _, d := range dirs {
+		if !service.IsFolder(d) {
+			return usageError{err: fmt.Errorf("unexpected argument %q", d), hint: "showdown services [-knobs] [--plan FILE] [FOLDER...]; a folder is written with a '/' or a leading '.' (./" + d + ")"}
+		}
 	}
 	root, err := stack.Root(st.getenv)
 	if err != nil {
 		return err
 	}
-	ms, derr := service.Discover(root)
+	if *planFile != "" {
+		data, err := os.ReadFile(*planFile)
+		if err != nil {
+			return usageError{err: err, hint: "--plan names a plan file, e.g. plans/default.yaml"}
+		}
+		dirs = append(dirs, plan.Folders(*planFile, data)...)
+	}
+	ms, derr := service.Discover(root, dirs...)
 	tw := tabwriter.NewWriter(st.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tLANGUAGE\tWORKLOADS\tBUILD\tKNOBS")
+	fmt.Fprintln(tw, "NAME\tLANGUAGE\tWORKLOADS\tBUILD\tKNOBS\tFOLDER")
 	for _, m := range ms {
 		build := "none"
 		if len(m.BuildSteps) > 0 {
@@ -46,7 +63,7 @@ func runServices(st *state, args []string) error {
 		if kn == "" {
 			kn = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, strings.Join(m.Workloads, ","), build, kn)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, strings.Join(m.Workloads, ","), build, kn, m.Source(root))
 	}
 	tw.Flush()
 	if *knobs {

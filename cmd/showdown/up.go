@@ -41,7 +41,7 @@ so that another tool (JMeter, k6, Gatling, Vegeta) can load a reference
 service. With --plan every implementation of the plan comes up, on
 consecutive ports from --port, with the plan's environment and database
 settings.`)
-	name := fs.String("service", "", "the service to start (a folder of services/)")
+	name := fs.String("service", "", "the service to start: a name under services/, or a stack's folder (./our-service)")
 	planFile := fs.String("plan", "", "start every implementation of this plan instead")
 	port := fs.Int("port", DefaultUpPort, "the (first) port to listen on, on 127.0.0.1")
 	skuRows := fs.Int("sku-rows", workloads.DefaultSKURows, "rows loaded into the sku table (--service only)")
@@ -112,13 +112,20 @@ settings.`)
 		prep = db.PrepareOptions{SKURows: d.SKURows, Seed: d.Seed, NoSKUIndex: d.SKUIndex != nil && !*d.SKUIndex}
 		maxConns = d.MaxConnections
 	} else {
-		all, derr := service.Discover(root)
-		m, err := service.Lookup(all, *name)
+		var dirs []string
+		if service.IsFolder(*name) {
+			dirs = append(dirs, *name)
+		}
+		all, derr := service.Discover(root, dirs...)
+		m, err := service.Find(all, *name)
 		if err != nil {
+			if derr != nil && len(dirs) > 0 {
+				return derr // the folder's own problems, located, with their hint
+			}
 			if derr != nil {
 				return fmt.Errorf("%w\n%v", err, derr)
 			}
-			return usageError{err: err, hint: "run 'showdown services' for the list"}
+			return usageError{err: err, hint: hintOf(err, "run 'showdown services' for the list")}
 		}
 		if len(ws) == 0 {
 			ws = m.Workloads

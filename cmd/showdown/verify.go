@@ -49,10 +49,10 @@ type verifyOptions struct {
 }
 
 func runVerify(st *state, args []string) error {
-	fs := newFlagSet(st, "verify", "--service NAME|all [--workload W,...] | --url URL --workload W,...")
+	fs := newFlagSet(st, "verify", "--service NAME|FOLDER|all [--workload W,...] | --url URL --workload W,...")
 	var o verifyOptions
 	var wl stringList
-	fs.StringVar(&o.service, "service", "", "implementation to build, start and check (a folder of services/), or all")
+	fs.StringVar(&o.service, "service", "", "implementation to build, start and check: a name under services/, a stack's folder (./our-service, ../x), or all")
 	fs.Var(&wl, "workload", "workloads to check, comma-separated or repeated (default: every workload the manifest lists)")
 	fs.StringVar(&o.url, "url", "", "check an already-running service at this base URL instead (needs --workload; outage and shutdown checks are skipped)")
 	fs.IntVar(&o.skuRows, "sku-rows", defaultVerifySKURows, "rows loaded into the sku table")

@@ -28,7 +28,11 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	all, derr := service.Discover(root)
+	var dirs []string
+	if service.IsFolder(o.service) {
+		dirs = append(dirs, o.service)
+	}
+	all, derr := service.Discover(root, dirs...)
 	var targets []*service.Manifest
 	if o.service == "all" {
 		if derr != nil {
@@ -41,12 +45,15 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 		}
 		targets = all
 	} else {
-		m, err := service.Lookup(all, o.service)
+		m, err := service.Find(all, o.service)
 		if err != nil {
+			if derr != nil && len(dirs) > 0 {
+				return derr // the folder's own problems, located, with their hint
+			}
 			if derr != nil {
 				return fmt.Errorf("%w\n%v", err, derr)
 			}
-			return usageError{err: err, hint: "run 'showdown services' for the list"}
+			return usageError{err: err, hint: hintOf(err, "run 'showdown services' for the list")}
 		}
 		targets = []*service.Manifest{m}
 	}

@@ -48,7 +48,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		}
 		_ = results.WriteRun(dir, x.rec)
 	}()
-	ms, err := service.Discover(rn.Root)
+	ms, err := service.Discover(rn.Root, p.Folders()...)
 	if err != nil {
 		return dir, x.rec, err
 	}

@@ -25,7 +25,8 @@ type Error = located.Error
 type ErrorList = located.List
 
 // Catalog is what a plan may refer to: each service and the workloads it
-// supports.
+// supports, by name, and a stack that a plan may name by its folder (path:)
+// also by that folder, absolute.
 type Catalog map[string][]string
 
 // LoadPlan reads, resolves and validates a plan file against catalog.
@@ -85,6 +86,7 @@ func ParsePlan(file string, data []byte, catalog Catalog) (*Plan, error) {
 			}
 		}
 	}
+	p.resolveFolders()
 	p.applyDefaults()
 	errs = append(errs, p.validate(catalog)...)
 	errs.Sort()

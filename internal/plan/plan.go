@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -177,9 +178,16 @@ type Faults struct {
 
 // Implementation is a service, optionally as a variant: the same service
 // with other environment (LOG_REQUESTS=true, VIRTUAL_THREADS=true, ...).
-// In YAML it is either the service name or a mapping.
+// In YAML it is either the service name or a mapping. A stack outside
+// services/ is named by its folder, `path: ../our-service`, and its
+// Service is that folder's name (which its manifest's name must equal).
 type Implementation struct {
-	Service string            `yaml:"service" json:"service"`
+	Service string `yaml:"service" json:"service"`
+	// Path is the stack's folder as the plan writes it, relative to the
+	// plan's folder; empty for a stack under services/.
+	Path string `yaml:"path" json:"path,omitempty"`
+	// Dir is Path made absolute; empty for a stack under services/.
+	Dir     string            `yaml:"-" json:"dir,omitempty"`
 	Variant string            `yaml:"variant" json:"variant,omitempty"`
 	Env     map[string]string `yaml:"env" json:"env,omitempty"`
 	// Warmup is this implementation's own warm-up (`warmup: none`, a
@@ -265,9 +273,10 @@ func (i Implementation) BaseID() string {
 	return i.Service + "+" + i.Variant
 }
 
-// UnmarshalYAML accepts "name" or {service, variant, env, warmup,
-// warmup_requests, warmup_max}; warmup is none, auto or a time. Problems
-// are kept for validate, which reports them with the plan's others.
+// UnmarshalYAML accepts "name" or {service or path, variant, env, warmup,
+// warmup_requests, warmup_max, verify}; warmup is none, auto or a time.
+// Problems are kept for validate, which reports them with the plan's
+// others.
 func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 	i.line = n.Line
 	if n.Kind == yaml.ScalarNode {
@@ -276,6 +285,7 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 	}
 	var v struct {
 		Service        string            `yaml:"service"`
+		Path           string            `yaml:"path"`
 		Variant        string            `yaml:"variant"`
 		Env            map[string]string `yaml:"env"`
 		Warmup         yaml.Node         `yaml:"warmup"`
@@ -286,16 +296,25 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&v); err != nil {
 		return err
 	}
-	i.Service, i.Variant, i.Env, i.Verify = v.Service, v.Variant, v.Env, v.Verify
+	i.Service, i.Path, i.Variant, i.Env, i.Verify = v.Service, v.Path, v.Variant, v.Env, v.Verify
 	lines := map[string]int{}
 	for k := 0; k+1 < len(n.Content); k += 2 {
 		key := n.Content[k]
 		lines[key.Value] = key.Line
 		switch key.Value {
-		case "service", "variant", "env", "warmup", "warmup_requests", "warmup_max", "verify":
+		case "service", "path", "variant", "env", "warmup", "warmup_requests", "warmup_max", "verify":
 		default:
-			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service, variant, env, warmup, warmup_requests, warmup_max and verify"})
+			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service or path, variant, env, warmup, warmup_requests, warmup_max and verify"})
 		}
+	}
+	_, hasPath := lines["path"]
+	switch _, hasService := lines["service"]; {
+	case hasPath && hasService:
+		i.problems = append(i.problems, &located.Error{Line: lines["path"], Field: "path", Msg: "path and service exclude each other", Hint: "service names a stack under services/, path a stack's folder anywhere; the folder's name is the stack's"})
+	case hasPath && strings.TrimSpace(v.Path) == "":
+		i.problems = append(i.problems, &located.Error{Line: lines["path"], Field: "path", Msg: "path is empty", Hint: "the stack's folder, relative to the plan's: path: ../our-service"})
+	case hasPath:
+		i.Service = filepath.Base(filepath.Clean(v.Path))
 	}
 	hasWarmup := v.Warmup.Kind != 0
 	if !hasWarmup && v.WarmupRequests == nil && v.WarmupMax == nil {
@@ -328,6 +347,65 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 	}
 	i.Warmup = w
 	return nil
+}
+
+// key is how the catalog knows im: by its folder when the plan names one,
+// so that a folder without a stack is never taken for the stack of the
+// same name under services/.
+func (i Implementation) key() string {
+	if i.Dir != "" {
+		return i.Dir
+	}
+	return i.Service
+}
+
+// resolveFolders makes each implementation's Path absolute in Dir,
+// relative to the folder of the plan's file.
+func (p *Plan) resolveFolders() {
+	for i := range p.Implementations {
+		im := &p.Implementations[i]
+		if im.Path == "" {
+			continue
+		}
+		im.Dir = folderOf(p.File, im.Path)
+	}
+}
+
+// folderOf is path, as written in the plan file, made absolute.
+func folderOf(file, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(file), path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// Folders returns the stack folders (Dir) that p's implementations name
+// by path, each once, in plan order.
+func (p *Plan) Folders() []string {
+	var dirs []string
+	for _, im := range p.Implementations {
+		if im.Dir != "" && !slices.Contains(dirs, im.Dir) {
+			dirs = append(dirs, im.Dir)
+		}
+	}
+	return dirs
+}
+
+// Folders returns the stack folders that the implementations of plan text
+// read from file name by path, absolute, each once: what a caller reads
+// before ParsePlan, whose catalog must hold those stacks. Text that does
+// not parse names none (ParsePlan says why).
+func Folders(file string, data []byte) []string {
+	var v struct {
+		Implementations []Implementation `yaml:"implementations"`
+	}
+	_ = yaml.Unmarshal(data, &v)
+	p := &Plan{File: file, Implementations: v.Implementations}
+	p.resolveFolders()
+	return p.Folders()
 }
 
 // Workload is a workload and the scenario its virtual users run. In YAML

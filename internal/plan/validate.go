@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -25,7 +26,9 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	services := make([]string, 0, len(catalog))
 	for s := range catalog {
-		services = append(services, s)
+		if !filepath.IsAbs(s) {
+			services = append(services, s)
+		}
 	}
 	sort.Strings(services)
 
@@ -39,8 +42,10 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	seen := map[string]bool{}
 	for i, im := range p.Implementations {
 		path := []string{"implementations", strconv.Itoa(i)}
-		if _, ok := catalog[im.Service]; !ok {
-			add(path, "one of: "+strings.Join(services, ", "), "unknown service %q", im.Service)
+		if _, ok := catalog[im.key()]; !ok && im.Dir != "" {
+			add(append(path, "path"), "a stack's folder holds its manifest, showdown.yaml (docs/your-stack.md); path is relative to the plan's folder", "no stack in %s (%s)", im.Path, im.Dir)
+		} else if !ok && im.Path == "" && (im.Service != "" || len(im.problems) == 0) {
+			add(path, "one of: "+strings.Join(services, ", ")+"; or a stack's folder: path: ../our-service", "unknown service %q", im.Service)
 		}
 		if seen[im.ID()] {
 			add(path, "give one of them a variant name", "%s appears twice", im.ID())
@@ -79,7 +84,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			}
 		}
 		for _, im := range p.Implementations {
-			if sw, ok := catalog[im.Service]; ok && !contains(sw, w.Name) {
+			if sw, ok := catalog[im.key()]; ok && !contains(sw, w.Name) {
 				add(path, "drop the workload or the implementation", "%s does not implement workload %s (it has %s)", im.Service, w.Name, strings.Join(sw, ", "))
 			}
 		}
@@ -239,7 +244,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		if f.Pause < 0 {
 			add([]string{"faults", "pause"}, "e.g. 5s", "%v is negative", time.Duration(f.Pause))
 		}
-		if !slices.ContainsFunc(p.Implementations, func(im Implementation) bool { return slices.Contains(catalog[im.Service], "bank") }) {
+		if !slices.ContainsFunc(p.Implementations, func(im Implementation) bool { return slices.Contains(catalog[im.key()], "bank") }) {
 			add([]string{"faults"}, "add an implementation that serves bank", "no implementation of the plan serves bank, the workload the fault test runs")
 		}
 	}

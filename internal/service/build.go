@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/showdownlab/showdown/internal/located"
 )
 
 // BuildResult says what a build did.
@@ -36,11 +38,22 @@ type BuildError struct {
 	Step    []string
 	Err     error
 	Tail    string
+	// Dir is the service folder the step ran in.
+	Dir string
+	// At locates the step in the manifest (file, line, field such as
+	// "build[1]").
+	At located.Error
 }
 
-// Error names the service, the step and the cause, then the output's tail.
+// Error names the step in the manifest, the service and the cause, then
+// the output's tail.
 func (e *BuildError) Error() string {
-	msg := fmt.Sprintf("build of %s failed: %s: %v", e.Service, strings.Join(e.Step, " "), e.Err)
+	at := e.At
+	at.Msg = fmt.Sprintf("build of %s failed: %s: %v", e.Service, strings.Join(e.Step, " "), e.Err)
+	msg := at.Msg
+	if at.File != "" {
+		msg = at.Error()
+	}
 	if e.Tail != "" {
 		msg += "\n" + indent(e.Tail, "  | ")
 	}
@@ -56,10 +69,14 @@ func (e *BuildError) Hint() string {
 	if errors.As(e.Err, &ee) {
 		return fmt.Sprintf("%s is not installed or not on PATH; install it (see scripts/setup.sh)", e.Step[0])
 	}
-	return fmt.Sprintf("reproduce it with: cd %s && %s", relOrAbs(e.Service), strings.Join(e.Step, " "))
+	dir := e.Dir
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			dir = rel
+		}
+	}
+	return fmt.Sprintf("reproduce it with: cd %s && %s", dir, strings.Join(e.Step, " "))
 }
-
-func relOrAbs(name string) string { return filepath.Join("services", name) }
 
 // stampDir is where build stamps live, outside the source tree so a build
 // leaves no stray files in the checkout.
@@ -276,7 +293,7 @@ func (m *Manifest) Build(ctx context.Context, log io.Writer) (BuildResult, error
 		log = io.Discard
 	}
 	start := time.Now()
-	if err := m.runSteps(ctx, log, m.BuildSteps); err != nil {
+	if err := m.runSteps(ctx, log, "build", m.BuildSteps); err != nil {
 		return res, err
 	}
 	res.Duration = time.Since(start)
@@ -309,14 +326,14 @@ func (m *Manifest) BuildImageInputs(ctx context.Context, log io.Writer) error {
 	if log == nil {
 		log = io.Discard
 	}
-	return m.runSteps(ctx, log, m.ImageSteps)
+	return m.runSteps(ctx, log, "image_build", m.ImageSteps)
 }
 
 // runSteps runs each argv of steps in the service folder with the build
 // environment, stopping at the first that fails.
-func (m *Manifest) runSteps(ctx context.Context, log io.Writer, steps [][]string) error {
+func (m *Manifest) runSteps(ctx context.Context, log io.Writer, field string, steps [][]string) error {
 	env := m.environ(true, nil)
-	for _, step := range steps {
+	for i, step := range steps {
 		tail := newTail(64 << 10)
 		w := io.MultiWriter(log, tail)
 		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
@@ -331,7 +348,9 @@ func (m *Manifest) runSteps(ctx context.Context, log io.Writer, steps [][]string
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return &BuildError{Service: m.Name, Step: step, Err: err, Tail: tail.Last(30)}
+			f := fmt.Sprintf("%s[%d]", field, i)
+			return &BuildError{Service: m.Name, Step: step, Err: err, Tail: tail.Last(30), Dir: m.Dir,
+				At: located.Error{File: m.File, Line: m.lines[f], Field: f}}
 		}
 	}
 	return nil

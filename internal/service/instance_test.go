@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,6 +184,13 @@ func TestBuildFailure(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "undefinedThing") || !strings.Contains(be.Hint(), "go build") {
 		t.Errorf("Build error lacks the compiler's message or a hint:\n%v\nhint: %s", err, be.Hint())
+	}
+	// It names the step in the manifest, and the hint the folder it ran in.
+	if at := m.File + ":" + strconv.Itoa(m.lines["build[0]"]) + ": build[0]: build of tiny failed"; m.lines["build[0]"] == 0 || !strings.HasPrefix(err.Error(), at) {
+		t.Errorf("Build error does not start with %q:\n%v", at, err)
+	}
+	if !strings.Contains(be.Hint(), "cd "+m.Dir+" && ") && !strings.Contains(be.Hint(), "cd services/tiny && ") {
+		t.Errorf("Build hint %q does not name the folder %s", be.Hint(), m.Dir)
 	}
 	if m.Cached() {
 		t.Error("a failed build is Cached")

@@ -63,6 +63,9 @@ type Manifest struct {
 	Dir string
 	// File is the absolute path of the manifest.
 	File string
+	// lines are where fields are written in File ("name", "build[0]"),
+	// for errors that come after parsing (a failed build step).
+	lines map[string]int
 }
 
 // Knob is a stack-specific environment variable a plan may set.
@@ -102,20 +105,38 @@ func (ps Problems) Hint() string {
 	return "the manifest format is documented in services/README.md"
 }
 
-// Discover reads every services/*/showdown.yaml under root and returns the
-// valid manifests sorted by name. When some manifests are invalid it still
-// returns the valid ones, with a Problems error listing every problem of
-// every manifest at once.
-func Discover(root string) ([]*Manifest, error) {
+// Discover reads every services/*/showdown.yaml under root, and the
+// manifest of each folder of dirs (a stack from anywhere, named by a plan's
+// path: or a command's argument), and returns the valid manifests sorted
+// by name. A folder given twice, or one of services/ given again, counts
+// once. When some manifests are invalid or missing, or two stacks from
+// different folders share a name, it still returns the valid ones, with a
+// Problems error listing every problem at once.
+func Discover(root string, dirs ...string) ([]*Manifest, error) {
 	files, err := filepath.Glob(filepath.Join(root, "services", "*", ManifestFile))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(files)
+	var all Problems
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		f := filepath.Join(abs, ManifestFile)
+		if slices.Contains(files, f) {
+			continue
+		}
+		if st, err := os.Stat(f); err != nil || st.IsDir() {
+			all = append(all, missing(abs))
+			continue
+		}
+		files = append(files, f)
+	}
 	var (
 		ms   []*Manifest
-		all  Problems
-		seen = map[string]string{}
+		seen = map[string]*Manifest{}
 	)
 	for _, f := range files {
 		m, ps := Load(f)
@@ -124,16 +145,64 @@ func Discover(root string) ([]*Manifest, error) {
 			continue
 		}
 		if prev, dup := seen[m.Name]; dup {
-			all = append(all, &Problem{File: f, Field: "name", Msg: fmt.Sprintf("%q is also the name of %s", m.Name, prev)})
+			all = append(all, &Problem{File: f, Line: m.lines["name"], Field: "name",
+				Msg:  fmt.Sprintf("two stacks are named %q: %s and %s", m.Name, prev.Dir, m.Dir),
+				Hint: "a stack's name says which it is in every result: rename one folder, and its name: with it"})
 			continue
 		}
-		seen[m.Name] = f
+		seen[m.Name] = m
 		ms = append(ms, m)
 	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	if len(all) > 0 {
 		return ms, all
 	}
 	return ms, nil
+}
+
+// missing is the problem of a stack's folder that holds no manifest.
+func missing(dir string) *Problem {
+	msg := fmt.Sprintf("no stack here: %s holds no %s", dir, ManifestFile)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		msg = fmt.Sprintf("no stack here: there is no folder %s", dir)
+	}
+	return &Problem{File: filepath.Join(dir, ManifestFile), Msg: msg,
+		Hint: "a stack's folder holds its manifest, " + ManifestFile + ": docs/your-stack.md starts one, services/README.md has its fields"}
+}
+
+// IsFolder reports whether arg, given where a stack is expected, names a
+// folder rather than a stack under services/: a path holding a '/' or
+// starting with '.', as a name never does (./our-service, ../x, /srv/x).
+func IsFolder(arg string) bool {
+	return strings.ContainsRune(arg, filepath.Separator) || strings.HasPrefix(arg, ".")
+}
+
+// Find returns the stack that arg names in ms: the one of that name, or
+// with IsFolder(arg) the one in that folder (which Discover must have been
+// given).
+func Find(ms []*Manifest, arg string) (*Manifest, error) {
+	if !IsFolder(arg) {
+		return Lookup(ms, arg)
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if m.Dir == abs {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("no valid stack in %s", abs)
+}
+
+// Source says where m comes from: its folder relative to root
+// (services/go-stdlib) when it is inside, else its absolute folder.
+func (m *Manifest) Source(root string) string {
+	if rel, err := filepath.Rel(root, m.Dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return m.Dir
 }
 
 // Lookup returns the manifest named name from ms, or an error listing the
@@ -147,9 +216,18 @@ func Lookup(ms []*Manifest, name string) (*Manifest, error) {
 		names = append(names, m.Name)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("unknown service %q: no valid manifest found under services/*/%s", name, ManifestFile)
+		return nil, hintError{fmt.Errorf("unknown service %q: no valid manifest found under services/*/%s", name, ManifestFile), folderHint(name)}
 	}
-	return nil, fmt.Errorf("unknown service %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, hintError{fmt.Errorf("unknown service %q (known: %s)", name, strings.Join(names, ", ")), folderHint(name)}
+}
+
+// folderHint is the hint for an unknown stack name: the folder of that
+// name here, when there is one, or the list of services.
+func folderHint(name string) string {
+	if _, err := os.Stat(filepath.Join(name, ManifestFile)); err == nil {
+		return fmt.Sprintf("a stack outside services/ is named by its folder: ./%s", name)
+	}
+	return "run 'showdown services' for the list; a stack outside services/ is named by its folder (./our-service)"
 }
 
 // FindRoot walks up from start to the folder holding both services/ and
@@ -249,7 +327,7 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 		add(root, "", "the manifest must be a mapping of fields (name, language, run, ...)")
 		return nil, ps
 	}
-	m := &Manifest{Dir: dir, File: filepath.Join(dir, filepath.Base(file)), Knobs: map[string]Knob{}, Pools: Pools{Per: PoolPerService}}
+	m := &Manifest{Dir: dir, File: filepath.Join(dir, filepath.Base(file)), Knobs: map[string]Knob{}, Pools: Pools{Per: PoolPerService}, lines: map[string]int{}}
 	got := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -262,6 +340,7 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 			continue
 		}
 		got[k.Value] = v
+		m.lines[k.Value] = k.Line
 	}
 	str := func(field string, required bool) string {
 		v, ok := got[field]
@@ -359,6 +438,7 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 				add(step, f, "must be an argv list, e.g. [go, build, .]")
 				continue
 			}
+			m.lines[f] = step.Line
 			argv := strs(f, step)
 			if len(step.Content) == 0 || (len(argv) > 0 && argv[0] == "") {
 				add(step, f, "must not be empty")

@@ -61,6 +61,10 @@ func TestLoadValid(t *testing.T) {
 		Dir:        filepath.Dir(f),
 		File:       f,
 	}
+	if got := m.lines["build[0]"]; got != 6 {
+		t.Errorf("line of build[0] = %d, want 6", got)
+	}
+	m.lines = nil
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("Load:\ngot  %+v\nwant %+v", m, want)
 	}
@@ -166,6 +170,97 @@ func TestDiscover(t *testing.T) {
 	}
 	if _, err := Lookup(ms, "node-y"); err == nil || !strings.Contains(err.Error(), "known: go-x") {
 		t.Errorf("Lookup(node-y): got %v, want an error listing go-x", err)
+	}
+}
+
+// A stack from a folder outside services/ joins those inside; a folder
+// without a manifest and a second stack of a name are problems naming
+// both folders; a folder given twice, or one of services/ given again,
+// counts once.
+func TestDiscoverFolders(t *testing.T) {
+	root := t.TempDir()
+	writeManifest(t, root, "go-x", validManifest)
+	elsewhere := t.TempDir()
+	ours := filepath.Dir(writeManifest(t, elsewhere, "our-service", strings.Replace(validManifest, "name: go-x", "name: our-service", 1)))
+	twin := filepath.Dir(writeManifest(t, elsewhere, "go-x", validManifest))
+	empty := filepath.Join(elsewhere, "empty")
+	os.MkdirAll(empty, 0o755)
+
+	tests := []struct {
+		name     string
+		dirs     []string
+		names    []string // the stacks found, by name
+		problems []string // substrings, one per problem, in order
+	}{
+		// No folder: services/ alone.
+		{"none", nil, []string{"go-x"}, nil},
+		// A folder outside, given twice: one more stack.
+		{"outside", []string{ours, ours + "/"}, []string{"go-x", "our-service"}, nil},
+		// A folder of services/ given again is the same stack.
+		{"inside again", []string{filepath.Join(root, "services", "go-x")}, []string{"go-x"}, nil},
+		// A folder without a manifest, and one that does not exist.
+		{"no manifest", []string{empty, filepath.Join(elsewhere, "gone")}, []string{"go-x"}, []string{
+			empty + "/showdown.yaml: no stack here: " + empty + " holds no showdown.yaml (hint: a stack's folder holds its manifest",
+			"no stack here: there is no folder " + filepath.Join(elsewhere, "gone")}},
+		// Two stacks named go-x: refused with both folders.
+		{"same name", []string{twin}, []string{"go-x"}, []string{
+			twin + "/showdown.yaml:1: name: two stacks are named \"go-x\": " + filepath.Join(root, "services", "go-x") + " and " + twin}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ms, err := Discover(root, tt.dirs...)
+			var names []string
+			for _, m := range ms {
+				names = append(names, m.Name)
+			}
+			if !reflect.DeepEqual(names, tt.names) {
+				t.Errorf("stacks = %v, want %v", names, tt.names)
+			}
+			var ps Problems
+			if err != nil {
+				ps = err.(Problems)
+			}
+			if len(ps) != len(tt.problems) {
+				t.Fatalf("got %d problems, want %d:\n%v", len(ps), len(tt.problems), err)
+			}
+			for i, want := range tt.problems {
+				if !strings.Contains(ps[i].Error(), want) {
+					t.Errorf("problem %d = %q, want it to hold %q", i, ps[i].Error(), want)
+				}
+			}
+		})
+	}
+
+	// Find takes a name, or a folder Discover was given; Source says
+	// where each comes from.
+	ms, _ := Discover(root, ours)
+	for _, tc := range []struct{ arg, name, source string }{
+		{"go-x", "go-x", filepath.Join("services", "go-x")},
+		{ours, "our-service", ours},
+	} {
+		m, err := Find(ms, tc.arg)
+		if err != nil || m.Name != tc.name || m.Source(root) != tc.source {
+			t.Errorf("Find(%s) = %v, %v; want %s from %s", tc.arg, m, err, tc.name, tc.source)
+		}
+	}
+	if _, err := Find(ms, twin); err == nil {
+		t.Errorf("Find(%s): a folder Discover was not given is found", twin)
+	}
+}
+
+// A name never looks like a folder, and a folder always does.
+func TestIsFolder(t *testing.T) {
+	for arg, want := range map[string]bool{
+		"go-stdlib":      false,
+		"our-service":    false,
+		"./our-service":  true,
+		"../our-service": true,
+		"/srv/ours":      true,
+		"x/y":            true,
+	} {
+		if got := IsFolder(arg); got != want {
+			t.Errorf("IsFolder(%q) = %v, want %v", arg, got, want)
+		}
 	}
 }
 

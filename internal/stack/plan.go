@@ -2,6 +2,7 @@ package stack
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/service"
@@ -20,15 +21,24 @@ func LoadPlan(root, path string) (*plan.Plan, []*service.Manifest, error) {
 }
 
 // ParsePlan is LoadPlan for plan text read from file (or made by a
-// command, file naming it).
+// command, file naming it). The stacks are those under root's services/
+// and those the plan names by folder (path:); a folder without a manifest
+// is the plan's mistake, reported at its line.
 func ParsePlan(root, file string, data []byte) (*plan.Plan, []*service.Manifest, error) {
-	ms, err := service.Discover(root)
+	var dirs []string
+	for _, d := range plan.Folders(file, data) {
+		if _, err := os.Stat(filepath.Join(d, service.ManifestFile)); err == nil {
+			dirs = append(dirs, d)
+		}
+	}
+	ms, err := service.Discover(root, dirs...)
 	if err != nil {
 		return nil, nil, err
 	}
 	catalog := plan.Catalog{}
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
+		catalog[m.Dir] = m.Workloads
 	}
 	p, err := plan.ParsePlan(file, data, catalog)
 	if err != nil {
