@@ -209,6 +209,16 @@ func TestRoundComparisonNoisyDay(t *testing.T) {
 		t.Logf("%s over %s: before %.2f× [%.2f, %.2f] (df %d), after %.2f× [%.2f, %.2f] (df %.1f, %d rounds dropped, σb %.3f, σw %.3f)",
 			a, b, before.Ratio, before.Low, before.High, before.DF, after.Ratio, after.Low, after.High, after.EffectiveDF, after.Dropped, after.BetweenSD, after.WithinSD)
 	}
+	// What a budget buys on that day: 12 minutes, a start's warm-ups
+	// taken as 60 s (the day's ran 18-228 s per arm), a round of six arms
+	// at 2 s with 1 s to settle.
+	var pairs []RoundRatio
+	for _, r := range got {
+		pairs = append(pairs, r)
+	}
+	if s, n, hw, ok := Budget(pairs, 720, 60, 18, 3, 20); ok {
+		t.Logf("12 minutes buy %d starts of %d rounds: the worst adjacent pair within ±%.1f%%", s, n, 100*hw)
+	}
 	for _, a := range c.Arms() {
 		for s := range 2 {
 			for r := range 5 {
@@ -317,5 +327,80 @@ func TestRoundComparisonContaminatedRound(t *testing.T) {
 		if got := float64(falseDrops) / float64(cells); got > 0.025 {
 			t.Errorf("%s: %.2f%% of clean rounds dropped, want at most 2.5%%", c.name, 100*got)
 		}
+	}
+}
+
+// TestRoundComparisonShapes checks the comparison on the shapes a verdict
+// can hand it: two arms (the pair alone, as RoundRatioCI95 judges it),
+// one start, an arm missing from a start, and a round missing for one arm.
+func TestRoundComparisonShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	arms := sixArms([6]float64{0.03, 0.03, 0.03, 0.03, 0.03, 0.03}, [6]float64{0.05, 0.05, 0.05, 0.05, 0.05, 0.05})
+
+	// Two arms, clean: nothing to pool, nothing dropped, the same interval.
+	two := simulateComparison(rng, arms[:2], 2, 10, false)
+	got, want := NewRoundComparison(two).Ratio("arm0", "arm1"), RoundRatioCI95(two["arm0"], two["arm1"])
+	if got.Dropped != 0 || got.Arms != 2 || math.Abs(got.Low-want.Low) > 1e-12 || math.Abs(got.High-want.High) > 1e-12 {
+		t.Errorf("two arms: got %+v, want RoundRatioCI95's %+v", got, want)
+	}
+
+	// Six arms, two starts: pooled, five degrees of freedom at least.
+	six := simulateComparison(rng, arms, 2, 10, false)
+	c := NewRoundComparison(six)
+	if r := c.Ratio("arm0", "arm1"); r.Arms != 6 || r.EffectiveDF < 5-1e-9 || r.DF < 1 || r.Starts != 2 {
+		t.Errorf("six arms: arms %d, df %.2f (%d), starts %d; want 6 arms and at least 5 degrees of freedom", r.Arms, r.EffectiveDF, r.DF, r.Starts)
+	}
+
+	// One start: the rounds alone, as RoundRatioCI95 gives them.
+	one := map[string][][]float64{}
+	for a, f := range six {
+		one[a] = f[:1]
+	}
+	if r := NewRoundComparison(one).Ratio("arm0", "arm1"); !r.Within || r.Arms != 2 {
+		t.Errorf("one start: within %v, arms %d; want the rounds' interval of the pair alone", r.Within, r.Arms)
+	}
+
+	// arm5 missing from the second start: it leaves the pool, the others
+	// keep it.
+	gap := map[string][][]float64{}
+	for a, f := range six {
+		gap[a] = f
+	}
+	gap["arm5"] = [][]float64{six["arm5"][0], make([]float64, 10)}
+	c = NewRoundComparison(gap)
+	if r := c.Ratio("arm0", "arm5"); r.Arms != 2 || r.Starts != 1 {
+		t.Errorf("arm missing a start: arms %d starts %d, want the pair alone over one start", r.Arms, r.Starts)
+	}
+	if r := c.Ratio("arm0", "arm1"); r.Arms != 5 {
+		t.Errorf("the others beside an arm missing a start: arms %d, want 5", r.Arms)
+	}
+
+	// A round missing for one arm is not paired, and not counted dropped.
+	miss := map[string][][]float64{}
+	for a, f := range six {
+		miss[a] = [][]float64{append([]float64(nil), f[0]...), f[1]}
+	}
+	miss["arm0"][0][4] = 0
+	if r := NewRoundComparison(miss).Ratio("arm0", "arm1"); r.Rounds != 19 || r.Dropped != 0 {
+		t.Errorf("a missing round: rounds %d dropped %d, want 19 and 0", r.Rounds, r.Dropped)
+	}
+
+	// A contaminated round is dropped and counted, for every pair of the
+	// arm it hit and for no other.
+	bad := map[string][][]float64{}
+	for a, f := range six {
+		bad[a] = [][]float64{append([]float64(nil), f[0]...), f[1]}
+	}
+	bad["arm2"][0][6] *= 0.36
+	c = NewRoundComparison(bad)
+	if r := c.Ratio("arm2", "arm3"); r.Dropped != 1 || r.Rounds != 19 || !c.Dropped("arm2", 0, 6) {
+		t.Errorf("contaminated round: dropped %d, rounds %d; want 1 and 19", r.Dropped, r.Rounds)
+	}
+	if r := c.Ratio("arm0", "arm1"); r.Dropped != 0 {
+		t.Errorf("a pair the contaminated round did not touch: dropped %d, want 0", r.Dropped)
+	}
+
+	if r := NewRoundComparison(nil).Ratio("a", "b"); r.DF != 0 || !math.IsNaN(r.HalfWidth()) {
+		t.Errorf("no data: %+v", r)
 	}
 }
