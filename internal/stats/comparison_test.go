@@ -206,8 +206,9 @@ func TestRoundComparisonNoisyDay(t *testing.T) {
 		before := RoundRatioCI95(figs[a], figs[b])
 		after := c.Ratio(a, b)
 		got[a+"/"+b] = after
-		t.Logf("%s over %s: before %.2f× [%.2f, %.2f] (df %d), after %.2f× [%.2f, %.2f] (df %.1f, %d rounds dropped, σb %.3f, σw %.3f)",
-			a, b, before.Ratio, before.Low, before.High, before.DF, after.Ratio, after.Low, after.High, after.EffectiveDF, after.Dropped, after.BetweenSD, after.WithinSD)
+		s, n, _ := after.Need(0.10, 20)
+		t.Logf("%s over %s: before %.2f× [%.2f, %.2f] (df %d), after %.2f× [%.2f, %.2f] (df %.1f, %d rounds dropped, σb %.3f, σw %.3f; ±10%% needs %d starts of %d rounds)",
+			a, b, before.Ratio, before.Low, before.High, before.DF, after.Ratio, after.Low, after.High, after.EffectiveDF, after.Dropped, after.BetweenSD, after.WithinSD, s, n)
 	}
 	// What a budget buys on that day: 12 minutes, a start's warm-ups
 	// taken as 60 s (the day's ran 18-228 s per arm), a round of six arms
@@ -403,4 +404,52 @@ func TestRoundComparisonShapes(t *testing.T) {
 	if r := NewRoundComparison(nil).Ratio("a", "b"); r.DF != 0 || !math.IsNaN(r.HalfWidth()) {
 		t.Errorf("no data: %+v", r)
 	}
+}
+
+// TestRoundComparisonAA puts an A/A twin inside a six-arm comparison (an
+// arm and its twin with the same figure and the same noise, the others
+// as they are) and counts how often the pair is claimed to differ: about
+// 5%, whatever the other arms' start effects.
+func TestRoundComparisonAA(t *testing.T) {
+	cases := []struct {
+		name    string
+		between [6]float64
+		twin    float64 // the twin's start effect, the same as arm0's
+	}{
+		// Everyone alike.
+		{"equal start effects", [6]float64{0.04, 0.04, 0.04, 0.04, 0.04, 0.04}, 0.04},
+		// The twin and its arm among the noisy (JVMs), the rest quiet.
+		{"noisy twins among quiet arms", [6]float64{0.06, 0.02, 0.02, 0.02, 0.06, 0.06}, 0.06},
+	}
+	n := 2000
+	if testing.Short() {
+		n = 500
+	}
+	for _, c := range cases {
+		arms := sixArms(c.between, [6]float64{0.08, 0.08, 0.08, 0.08, 0.08, 0.08})
+		arms[5] = simArm{arms[0].figure, c.twin, arms[0].within}
+		rng := rand.New(rand.NewPCG(21, 3))
+		claims := 0
+		for range n {
+			r := NewRoundComparison(simulateComparison(rng, arms, 2, 5, true)).Ratio("arm0", "arm5")
+			if r.Significant() {
+				claims++
+			}
+		}
+		got := float64(claims) / float64(n)
+		lo, hi := wilson(claims, n)
+		t.Logf("%s: %d claims in %d A/A pairs, %.3f [%.3f, %.3f]", c.name, claims, n, got, lo, hi)
+		if got > 0.07 {
+			t.Errorf("%s: claimed a difference in %.3f of A/A pairs, want at most 0.07", c.name, got)
+		}
+	}
+}
+
+// wilson is the 95% Wilson interval of k successes in n.
+func wilson(k, n int) (float64, float64) {
+	p, z := float64(k)/float64(n), 1.96
+	d := 1 + z*z/float64(n)
+	m := (p + z*z/(2*float64(n))) / d
+	h := z * math.Sqrt(p*(1-p)/float64(n)+z*z/(4*float64(n)*float64(n))) / d
+	return m - h, m + h
 }
