@@ -120,11 +120,12 @@ func NewRoundComparison(figs map[string][][]float64) *RoundComparison {
 		c.y[a], c.drop[a] = ys, ds
 	}
 	c.dropContaminated(starts)
-	within := map[string]float64{} // per arm: the rounds' residual variance, and rounds per start
 	for a := range c.y {
 		c.loc[a] = make([]float64, starts)
 	}
-	var wss, wn = map[string]float64{}, map[string]float64{}
+	// Per arm, the residuals' sum of squares and count, then the rounds'
+	// part of a start's variance, σ̂²w/R.
+	wss, wn, within := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for s := range starts {
 		loc, res := fitAdditive(c.arms, c.y, s, false)
 		for i, a := range c.arms {
@@ -190,7 +191,7 @@ func NewRoundComparison(figs map[string][][]float64) *RoundComparison {
 // their arm's robust spread from a median polish, and removes them.
 func (c *RoundComparison) dropContaminated(starts int) {
 	res := map[string][][]float64{}
-	var absRes = map[string][]float64{}
+	absRes := map[string][]float64{}
 	for s := range starts {
 		_, r := fitAdditive(c.arms, c.y, s, true)
 		for i, a := range c.arms {
