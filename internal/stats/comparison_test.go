@@ -401,7 +401,7 @@ func TestRoundComparisonShapes(t *testing.T) {
 		t.Errorf("a pair the contaminated round did not touch: dropped %d, want 0", r.Dropped)
 	}
 
-	if r := NewRoundComparison(nil).Ratio("a", "b"); r.DF != 0 || !math.IsNaN(r.HalfWidth()) {
+	if r := NewRoundComparison(map[string][][]float64(nil)).Ratio("a", "b"); r.DF != 0 || !math.IsNaN(r.HalfWidth()) {
 		t.Errorf("no data: %+v", r)
 	}
 }
