@@ -7,7 +7,8 @@ import (
 )
 
 // DropMADs is how far from the comparison's robust fit, in the arm's own
-// robust standard deviations (1.4826 × its median absolute residual), a
+// robust standard deviations (1.4826 × its median absolute residual, at
+// least half the arms' median of those), a
 // round's figure must lie to be left out as contaminated.
 const DropMADs = 4.5
 
@@ -212,12 +213,22 @@ func (c *RoundComparison) dropContaminated(starts int) {
 			}
 		}
 	}
+	scales := map[string]float64{}
+	var all []float64
 	for _, a := range c.arms {
-		if len(absRes[a]) < 4 {
-			continue
+		if len(absRes[a]) >= 4 {
+			scales[a] = 1.4826 * median(absRes[a])
+			all = append(all, scales[a])
 		}
-		scale := 1.4826 * median(absRes[a])
-		if scale <= 0 {
+	}
+	// An arm whose rounds happen to agree closely is judged by no less
+	// than half the arms' typical spread: a spread from ten residuals
+	// or so can come out small by chance.
+	floor := median(all) / 2
+	for _, a := range c.arms {
+		scale, ok := scales[a]
+		scale = math.Max(scale, floor)
+		if !ok || scale <= 0 {
 			continue
 		}
 		for s := range starts {
@@ -363,8 +374,10 @@ func (c *RoundComparison) Ratio(a, b string) RoundRatio {
 		// The pair's own arms vary more than the pool says: their
 		// excess over it enters with the per-arm estimate's degrees of
 		// freedom (Satterthwaite over the two parts).
+		// The two parts share their data, so the sum has no more
+		// degrees of freedom than the pool.
 		x, dfa := own-v, perArmDF(len(c.full), S)
-		df = own * own / (v*v/df + x*x/dfa)
+		df = math.Min(df, own*own/(v*v/df+x*x/dfa))
 		v = own
 	}
 	se := math.Sqrt(v / float64(S))
