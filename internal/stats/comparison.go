@@ -8,8 +8,8 @@ import (
 
 // DropMADs is how far from the comparison's robust fit, in the arm's own
 // robust standard deviations (1.4826 × its median absolute residual, at
-// least half the arms' median of those), a
-// round's figure must lie to be left out as contaminated.
+// least half the arms' median of those), a round's figure must lie to be
+// left out as contaminated.
 const DropMADs = 4.5
 
 // RoundComparison judges every pair of a comparison's arms from all the
