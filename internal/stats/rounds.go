@@ -52,6 +52,25 @@ type RoundRatio struct {
 	Paired bool
 	// Within reports an interval from one start's rounds alone.
 	Within bool
+	// Dropped counts the pair's rounds left out because one arm's figure
+	// in it was contaminated (RoundComparison); Rounds does not count them.
+	Dropped int
+	// Arms is how many arms' start effects the interval's variance was
+	// learnt from: 2 where the pair's own rounds were all it had.
+	Arms int
+	// EffectiveDF is the interval's degrees of freedom before DF rounds
+	// them down (Satterthwaite's in a RoundComparison; DF otherwise), and
+	// DFPerStart what every start beyond the first adds to them (Need and
+	// Plan; 0 reads as 1, the pair alone).
+	EffectiveDF, DFPerStart float64
+}
+
+// tAt is the t quantile an interval from s starts would use.
+func (r RoundRatio) tAt(s int) float64 {
+	if r.DFPerStart > 0 {
+		return tQuantile975f(r.DFPerStart * float64(s-1))
+	}
+	return tQuantile975(s - 1)
 }
 
 // HalfWidth is half the interval's width relative to the ratio (0.03 is
@@ -136,6 +155,7 @@ func RoundRatioCI95(a, b [][]float64) RoundRatio {
 	}
 	h := tQuantile975(out.DF) * se
 	out.Low, out.High = math.Exp(mu-h), math.Exp(mu+h)
+	out.EffectiveDF = float64(out.DF)
 	return out
 }
 
@@ -158,7 +178,7 @@ func (r RoundRatio) Need(halfWidth float64, maxRounds int) (starts, rounds int, 
 	vb, vw := r.BetweenSD*r.BetweenSD, r.WithinSD*r.WithinSD
 	for s := 2; s <= 50; s++ {
 		// t·sqrt((vb + vw/R)/S) <= h  <=>  vw/R <= S(h/t)² - vb
-		room := float64(s)*math.Pow(h/tQuantile975(s-1), 2) - vb
+		room := float64(s)*math.Pow(h/r.tAt(s), 2) - vb
 		if room <= 0 {
 			continue
 		}
@@ -184,7 +204,7 @@ func (r RoundRatio) Plan(halfWidth, startCost, roundCost float64, minRounds, max
 	vb, vw := r.BetweenSD*r.BetweenSD, r.WithinSD*r.WithinSD
 	best := math.Inf(1)
 	for s := 2; s <= maxStarts; s++ {
-		room := float64(s)*math.Pow(h/tQuantile975(s-1), 2) - vb
+		room := float64(s)*math.Pow(h/r.tAt(s), 2) - vb
 		if room <= 0 {
 			continue
 		}

@@ -1,8 +1,11 @@
 // Package stats holds the few statistics showdown decides with: the mean,
 // coefficient of variation and 95% confidence interval of a cell's trials,
-// the interval of a ratio between two implementations (ratio.go), Welch's
-// t-test that compare applies to two runs (welch.go), and the steady-state
-// rule that ends an automatic warm-up.
+// the interval of a ratio between two implementations (ratio.go), the
+// ratio of two arms measured in interleaved rounds, judged from the pair's
+// own rounds (rounds.go) or from the whole comparison's (comparison.go),
+// what a time budget buys (budget.go), Welch's t-test that compare
+// applies to two runs (welch.go), and the steady-state rule that ends an
+// automatic warm-up.
 package stats
 
 import "math"
