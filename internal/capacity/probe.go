@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -141,4 +142,59 @@ func ServiceCPUs(p *plan.Plan) float64 {
 		n = q
 	}
 	return n
+}
+
+// The limits past which a probe's own record says the machine disturbed
+// it, as interleave's for rounds: steal time in percent of all CPUs,
+// other processes on the service's CPUs in percent of one CPU, and a
+// generator late while under GeneratorHalf of its CPUs (late sends then
+// came from the machine, not from the generator's own load).
+const (
+	StealMax      = 5.0
+	OtherCPUMax   = 25.0
+	GeneratorHalf = 50.0
+	// MaxDisturbedRepeats bounds how many disturbed probes one arm's
+	// search measures again in one start.
+	MaxDisturbedRepeats = 3
+	// ConfirmSteps bounds the confirmation runs of one capacity, each
+	// ConfirmStep (or the plan's resolution, when larger) below the last.
+	ConfirmSteps = 4
+	ConfirmStep  = 0.05
+)
+
+// Disturbed says how the machine disturbed pr, from its own record; ""
+// when nothing says so.
+func Disturbed(pr results.Probe) string {
+	switch {
+	case pr.StealPercent > StealMax:
+		return fmt.Sprintf("the hypervisor stole %.0f%% of the machine's CPU time", pr.StealPercent)
+	case pr.OtherServiceCPU > OtherCPUMax:
+		return fmt.Sprintf("other processes took %.0f%% of a CPU on the service's CPUs", pr.OtherServiceCPU)
+	case pr.GeneratorLimited && pr.LatenessP99Ms > 0 && pr.GeneratorCPU < GeneratorHalf:
+		return fmt.Sprintf("the generator was late while %.0f%% busy", pr.GeneratorCPU)
+	}
+	return ""
+}
+
+// ConfirmRates are the rates a capacity's confirmation tries, in order:
+// the interval's lower end (the rate itself for a one-sided or pointwise
+// estimate), then each step lower, ConfirmSteps in all.
+func ConfirmRates(c *results.Capacity, resolution float64) []float64 {
+	at := c.Low
+	if at <= 0 {
+		at = c.Rate
+	}
+	if at <= 0 {
+		return nil
+	}
+	step := max(ConfirmStep, resolution)
+	out := make([]float64, 0, ConfirmSteps)
+	for i := 0; i < ConfirmSteps; i++ {
+		out = append(out, at)
+		at *= 1 - step
+		if c.Units() == results.UnitUsers {
+			at = math.Floor(at)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/capacity"
@@ -122,6 +123,9 @@ func (x *search) capacityStart(ctx context.Context, trial int, arms []plan.Imple
 				b.Warn("%s, start %d: no capacity search: %v", w.Name, trial, err)
 			} else {
 				x.searchCapacity(ctx, trial, w, ready, caps, rng)
+				if trial == p.MinStarts() {
+					x.confirm(ctx, trial, w, ready, caps, rng)
+				}
 				x.auditAfterSearch(ctx, trial, w, ready, caps)
 			}
 		}
@@ -135,6 +139,10 @@ type armSearch struct {
 	l Arm
 	c *results.Capacity
 	s *capacity.Search
+	// disturbed counts the probes measured again because the machine
+	// disturbed them, why says how each was.
+	disturbed int
+	why       []string
 }
 
 // searchCapacity searches every arm of ls on w in steps: each step, every
@@ -168,12 +176,22 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 		for _, i := range rng.Perm(len(todo)) {
 			a := todo[i]
 			rate := a.s.Next()
-			pr, short := x.probe(ctx, a.l, w, rate, trial)
+			pr, short := x.probe(ctx, a.l, w, rate, trial, 0)
+			// A probe the machine disturbed (its own record says so) is
+			// kept for the curve and measured again before it counts.
+			for why := capacity.Disturbed(pr); why != "" && a.disturbed < capacity.MaxDisturbedRepeats && ctx.Err() == nil; why = capacity.Disturbed(pr) {
+				a.disturbed++
+				pr.Disturbed = why
+				a.why = append(a.why, why)
+				a.c.Probes = append(a.c.Probes, pr)
+				b.Say("%s on %s, start %d, step %d: %s; disturbed (%s), measured again", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()), why)
+				pr, short = x.probe(ctx, a.l, w, rate, trial, 0)
+			}
 			if capacity.RepeatProbe(pr) && ctx.Err() == nil {
 				// Only the repeat counts; both are kept for the curve.
 				a.c.Probes = append(a.c.Probes, pr)
 				b.Say("%s on %s, start %d, step %d: %s; repeated", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()))
-				pr, short = x.probe(ctx, a.l, w, rate, trial)
+				pr, short = x.probe(ctx, a.l, w, rate, trial, 0)
 			}
 			if ctx.Err() != nil {
 				break
@@ -194,6 +212,9 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 		}
 	}
 	for _, a := range as {
+		if a.disturbed > 0 {
+			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: %d probes measured again, the machine having disturbed them: %s", trial, a.disturbed, strings.Join(a.why, "; ")))
+		}
 		if a.l.Exited() {
 			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the service exited during its search; its probes so far are kept, its bracket left out", trial))
 			continue
@@ -248,9 +269,12 @@ func (x *search) startRate(ctx context.Context, l Arm, w plan.Workload, c *resul
 // highest percentile needs (plan.CapacitySettings.ProbeSeconds, at
 // capacity.ExpectedRate), and judges it (capacity.JudgeProbe). short reports a probe
 // probe_max cut below its rule.
-func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64, trial int) (pr results.Probe, short bool) {
+func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64, trial int, hold time.Duration) (pr results.Probe, short bool) {
 	p, pg := x.p, x.b.Progress()
 	d, short := p.Capacity.ProbeSeconds(capacity.ExpectedRate(p, rate), p.SLO.Highest())
+	if hold > 0 {
+		d, short = max(d, hold), false
+	}
 	pr = results.Probe{Start: trial, Rate: rate}
 	l.Thaw()
 	defer l.Freeze()
@@ -265,6 +289,7 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 	if m.Sampled {
 		pr.ServiceCPU, pr.RSSBytes = m.ServiceCPU, m.RSSBytes
 	}
+	pr.StealPercent, pr.OtherServiceCPU = m.StealPercent, m.OtherServiceCPU
 	res := m.Result
 	s := res.Summary
 	row, _ := res.Row("")
@@ -304,5 +329,39 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 		c := caps[capKey(w.Name, l.ID())]
 		c.Warnings = append(c.Warnings, msgs...)
 		c.Violations = append(c.Violations, violations...)
+	}
+}
+
+// confirm holds each arm's capacity, estimated from every start's
+// brackets, for the plan's capacity.confirm in the last start: at the
+// interval's lower end, then stepping back (capacity.ConfirmRates) until
+// one rate holds, the arms in a random order. The rate that held is the
+// one reported with the runs that did not; a run the machine disturbed
+// is measured again once.
+func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
+	p, b := x.p, x.b
+	hold := time.Duration(p.Capacity.Confirm)
+	for _, i := range rng.Perm(len(ls)) {
+		l := ls[i]
+		c := caps[capKey(w.Name, l.ID())]
+		capacity.Estimate(c)
+		c.Held, c.HeldSeconds, c.Confirmations = 0, 0, nil
+		for _, rate := range capacity.ConfirmRates(c, float64(p.Capacity.Resolution)) {
+			if ctx.Err() != nil || l.Exited() {
+				return
+			}
+			pr, _ := x.probe(ctx, l, w, rate, trial, hold)
+			if why := capacity.Disturbed(pr); why != "" && ctx.Err() == nil {
+				pr.Disturbed = why
+				c.Confirmations = append(c.Confirmations, pr)
+				pr, _ = x.probe(ctx, l, w, rate, trial, hold)
+			}
+			c.Confirmations = append(c.Confirmations, pr)
+			b.Say("%s on %s: confirmation for %v at %s: %s", l.ID(), w.Name, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
+			if pr.Pass {
+				c.Held, c.HeldSeconds = rate, pr.Seconds
+				break
+			}
+		}
 	}
 }

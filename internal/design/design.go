@@ -127,6 +127,9 @@ type Measured struct {
 	ServiceCPU float64
 	RSSBytes   int64
 	Sampled    bool
+	// What else the machine did meanwhile (results.ArmRound says how
+	// each is counted); negative: not measured.
+	StealPercent, OtherServiceCPU, OtherGeneratorCPU float64
 }
 
 // finish finishes every arm of ls.

@@ -28,6 +28,13 @@ var _ Design = Rounds{}
 type rounds struct {
 	b Bench
 	p *plan.Plan
+	// deadline is when the plan's budget ends (zero: no budget); starts
+	// is how long each complete start took, setup is what each start
+	// cost before its first rounds, and roundCost what one round took.
+	deadline  time.Time
+	starts    []time.Duration
+	setup     time.Duration
+	roundCost time.Duration
 }
 
 // Run measures the plan's arms in interleaved rounds. Each
@@ -62,11 +69,18 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
 	total := time.Duration(p.Rounds.MeasureMax)
+	if d := time.Duration(p.Rounds.Budget); d > 0 {
+		x.deadline = time.Now().Add(d)
+	}
 	var used time.Duration
 	minStarts, maxStarts := p.MinStarts(), p.MaxStarts()
 	for trial := 1; trial <= maxStarts && ctx.Err() == nil; trial++ {
 		if trial > minStarts {
 			if x.allPrecise() || used >= total {
+				break
+			}
+			if left, next := time.Until(x.deadline), x.nextStart(); !x.deadline.IsZero() && left < next {
+				b.Say("no start %d: %v of the budget left, and a start takes about %v", trial, left.Round(time.Second), next.Round(time.Second))
 				break
 			}
 			b.Progress().AddTrial()
@@ -75,7 +89,9 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 		if trial > minStarts {
 			budget = total - used
 		}
-		used += x.interleavedStart(ctx, trial, arms, comps, budget, rng)
+		began := time.Now()
+		used += x.interleavedStart(ctx, trial, arms, comps, budget, max(0, minStarts-trial), rng)
+		x.starts = append(x.starts, time.Since(began))
 		for _, c := range rec.Comparisons {
 			c.Verdict = interleave.Judge(c, p)
 		}
@@ -83,10 +99,36 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 	}
 	for _, c := range rec.Comparisons {
 		c.Verdict = interleave.Judge(c, p)
+		if c.Verdict != nil && p.Rounds.Budget > 0 {
+			interleave.Bought(c.Verdict, time.Duration(p.Rounds.Budget), c.Precision, x.setup, x.roundCost, p.MaxStarts())
+		}
 		for _, line := range wording.Comparison(c) {
 			b.Say("%s", line)
 		}
 	}
+}
+
+// nextStart is what another start would cost: the longest start so far.
+func (x *rounds) nextStart() time.Duration {
+	var d time.Duration
+	for _, s := range x.starts {
+		d = max(d, s)
+	}
+	return d
+}
+
+// roundsBudget is the time the rounds of one comparison may take now,
+// of share (its part of measure_max): with a budget, no more than the
+// time left leaves after the setups of the starts still owed (after,
+// each at this start's setup cost), shared by this start's comparisons
+// still to measure (comps) and those of the starts owed.
+func (x *rounds) roundsBudget(share, setup time.Duration, after, comps int) time.Duration {
+	if x.deadline.IsZero() {
+		return share
+	}
+	left := time.Until(x.deadline) - time.Duration(after)*setup
+	perComp := left / time.Duration(comps+after*len(x.p.Workloads)*len(x.p.Load.Levels))
+	return max(0, min(share, perComp))
 }
 
 func compKey(workload string, level int) string { return fmt.Sprintf("%s/%d", workload, level) }
@@ -104,7 +146,7 @@ func (x *rounds) allPrecise() bool {
 
 // interleavedStart is one trial of an interleaved plan; it returns the
 // time its rounds took.
-func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, rng *rand.Rand) time.Duration {
+func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, after int, rng *rand.Rand) time.Duration {
 	p, b := x.p, x.b
 	began := time.Now()
 	var lives []Arm
@@ -150,7 +192,10 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 				continue
 			}
 			startCost := time.Since(began) - spent
-			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), startCost, rng)
+			x.setup = max(x.setup, startCost)
+			left := (len(p.Workloads)-wi)*len(p.Load.Levels) - li
+			rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), startCost, after, left)
+			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, rb, startCost, rng)
 		}
 	}
 	finish(ctx, lives)
@@ -168,9 +213,16 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w plan.Workload, level, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
 	began := time.Now()
 	var order []int
+	// A start's rounds repeat as many disturbed arm rounds as it has
+	// arms (at least two); past that the machine is not disturbed now and
+	// then, it is this busy, and the verdict leaves the rest out by their
+	// records.
+	withDB := workloads.Database(w.Name) != workloads.NoDatabase
+	repeats, maxRepeats := 0, max(2, len(ls))
 	for r := 1; ctx.Err() == nil; r++ {
 		if r > plan.MinRounds {
 			roundCost := time.Since(began) / time.Duration(r-1)
+			x.roundCost = roundCost
 			// Precision and the plan stop a start only after a complete
 			// mirrored pair (r-1 rounds done, r-1 even); the budget at once.
 			pairDone := r%2 == 1
@@ -186,6 +238,16 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 				continue
 			}
 			ar := x.armRound(ctx, l, w, level)
+			if why := interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB); why != "" && ar.Misbehaved == "" && repeats < maxRepeats && ctx.Err() == nil {
+				// Judged from the round's own record, never its figure:
+				// measured again at once, the other arms still frozen.
+				repeats++
+				ar.Disturbed = why
+				round.Repeated = append(round.Repeated, ar)
+				x.b.Say("%s at %d, start %d, round %d: %s disturbed (%s); measured again", w.Name, level, trial, r, ar.Arm, why)
+				ar = x.armRound(ctx, l, w, level)
+				ar.Disturbed = interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB)
+			}
 			if ar.Misbehaved != "" {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("start %d, round %d: %s %s; the round is left out of the verdict", trial, r, ar.Arm, ar.Misbehaved))
 			}
@@ -242,6 +304,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, level int
 	if m.Sampled {
 		ar.ServiceCPU = m.ServiceCPU
 	}
+	ar.StealPercent, ar.OtherServiceCPU, ar.OtherGeneratorCPU = m.StealPercent, m.OtherServiceCPU, m.OtherGeneratorCPU
 	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
 		ar.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
 	}

@@ -46,7 +46,7 @@ func RoundsWanted(c *results.Comparison, p *plan.Plan, startCost, roundCost time
 	}
 	want := plan.MinRounds
 	for _, pr := range v.Pairs {
-		rr := stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD}
+		rr := stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD, DFPerStart: pr.DFPerStart}
 		if _, n, ok := rr.Plan(c.Precision, startCost.Seconds(), roundCost.Seconds(), plan.MinRounds, p.MaxStarts()); ok {
 			want = max(want, n)
 		}
@@ -74,4 +74,30 @@ func StartPrecise(c *results.Comparison, start int, halfWidth float64) bool {
 		}
 	}
 	return true
+}
+
+// Bought records in v what a time budget bought: the widest adjacent
+// pair's half-width, and about what budget would bring every pair
+// within precision by the variances measured (stats.Budget, with a
+// start's setup and a round at the costs measured), searched up to
+// sixteen times budget (-1: none found there).
+func Bought(v *results.Verdict, budget time.Duration, precision float64, setup, round time.Duration, maxStarts int) {
+	v.BudgetSeconds = budget.Seconds()
+	var pairs []stats.RoundRatio
+	for _, pr := range v.Pairs {
+		if pr.HalfWidth > v.Bought {
+			v.Bought = pr.HalfWidth
+		}
+		pairs = append(pairs, stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD, DFPerStart: pr.DFPerStart})
+	}
+	if v.Bought <= precision || setup <= 0 || round <= 0 || len(pairs) == 0 {
+		return
+	}
+	for secs := budget.Seconds(); secs <= 16*budget.Seconds(); secs *= 1.25 {
+		if _, _, hw, ok := stats.Budget(pairs, secs, setup.Seconds(), round.Seconds(), plan.MinRounds, maxStarts); ok && hw <= precision {
+			v.NeedSeconds = secs
+			return
+		}
+	}
+	v.NeedSeconds = -1 // no design within maxStarts starts and sixteen times the budget
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // Judge ranks a comparison's arms from its rounds and gives every
@@ -51,7 +52,7 @@ func collect(c *results.Comparison, pick func(results.ArmRound) float64) (map[st
 			for len(f[si]) < r.Index {
 				f[si] = append(f[si], 0)
 			}
-			if a.Misbehaved == "" {
+			if a.Misbehaved == "" && disturbed(c, a, r.Start) == "" {
 				f[si][r.Index-1] = pick(a)
 			}
 		}
@@ -102,6 +103,14 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		pick = func(a results.ArmRound) float64 { return a.P99Ms }
 	}
 	figs, _ := collect(c, pick)
+	for _, r := range c.Rounds {
+		v.Repeated += len(r.Repeated)
+		for _, a := range r.Arms {
+			if a.Misbehaved == "" && disturbed(c, a, r.Start) != "" {
+				v.Disturbed++
+			}
+		}
+	}
 	cpu, _ := collect(c, func(a results.ArmRound) float64 {
 		if a.Samples == 0 || a.ServiceCPU <= 0 {
 			return 0
@@ -136,11 +145,15 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		return a > b
 	})
 	maxRounds := max(plan.MinRounds, roundsPerStart(c)*4)
-	pair := func(better, worse string, num, den figures) results.PairRatio {
-		r := stats.RoundRatioCI95(num, den)
+	// One estimator over every arm's rounds (the A/A twin's included):
+	// each pair's between-start variance is learnt from the whole
+	// comparison where its own arms do not show more (stats.RoundComparison).
+	thr, cpuCmp := stats.NewRoundComparison(figs), stats.NewRoundComparison(cpu)
+	pair := func(better, worse string, cmp *stats.RoundComparison, num, den string) results.PairRatio {
+		r := cmp.Ratio(num, den)
 		pr := results.PairRatio{Better: better, Worse: worse, Ratio: r.Ratio, Low: r.Low, High: r.High,
 			HalfWidth: r.HalfWidth(), Starts: r.Starts, Rounds: r.Rounds, BetweenSD: r.BetweenSD, WithinSD: r.WithinSD, RoundSD: r.RoundSD, PairedSD: r.Paired,
-			Significant: r.Significant(), OneStart: r.Within}
+			Significant: r.Significant(), OneStart: r.Within, Dropped: r.Dropped, Arms: r.Arms, DFPerStart: r.DFPerStart}
 		if math.IsNaN(pr.HalfWidth) {
 			pr.HalfWidth = 0
 		}
@@ -157,18 +170,18 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		a, b := v.Ranking[i], v.Ranking[i+1]
 		var pr results.PairRatio
 		if open {
-			pr = pair(a, b, figs[b], figs[a])
+			pr = pair(a, b, thr, b, a)
 		} else {
-			pr = pair(a, b, figs[a], figs[b])
+			pr = pair(a, b, thr, a, b)
 		}
 		v.Pairs = append(v.Pairs, pr)
 		if pr.Need != "" {
 			v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s: ±%.1f%%, %s would reach ±%.0f%%", a, b, 100*pr.HalfWidth, pr.Need, 100*precision))
 		}
-		v.CPU = append(v.CPU, pair(a, b, cpu[b], cpu[a]))
+		v.CPU = append(v.CPU, pair(a, b, cpuCmp, b, a))
 	}
 	if twin != "" && len(c.Arms) >= 2 {
-		aa := pair(c.Arms[0], twin, figs[c.Arms[0]], figs[twin])
+		aa := pair(c.Arms[0], twin, thr, c.Arms[0], twin)
 		v.AA = &aa
 	}
 	return v
@@ -181,4 +194,14 @@ func roundsPerStart(c *results.Comparison) int {
 		n = max(n, r.Index)
 	}
 	return n
+}
+
+// disturbed says how the machine disturbed a's round in start, from its
+// record: measured again at the time (Disturbed set) or judged now
+// against the arm's usual CPU in the start. The verdict leaves it out.
+func disturbed(c *results.Comparison, a results.ArmRound, start int) string {
+	if a.Disturbed != "" {
+		return a.Disturbed
+	}
+	return Disturbed(a, TypicalCPU(c, a.Arm, start), workloads.Database(c.Workload) != workloads.NoDatabase)
 }

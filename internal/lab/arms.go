@@ -160,8 +160,10 @@ func (l *live) MeasureLevel(ctx context.Context, w plan.Workload, lr *results.Le
 func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (design.Measured, error) {
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
-	out := design.Measured{At: time.Now().UTC()}
+	out := design.Measured{At: time.Now().UTC(), StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}
+	all0, per0, perr := readProcStat()
 	res, err := a.Attack(ctx, sc, m)
+	all1, per1, perr1 := readProcStat()
 	after, serr := smp.Sample(ctx)
 	if err != nil {
 		return out, err
@@ -169,6 +171,16 @@ func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, 
 	out.Result = res
 	if serr == nil {
 		out.ServiceCPU, out.RSSBytes, out.Sampled = after.CPUPercent, int64(after.RSSBytes), true
+	}
+	if perr == nil && perr1 == nil && all1.total > all0.total {
+		out.StealPercent = 100 * float64(all1.steal-all0.steal) / float64(all1.total-all0.total)
+		if serr == nil {
+			out.OtherServiceCPU = max(0, busyPercent(per0, per1, l.cpus)-after.CPUPercent)
+		}
+		if s := res.Summary; s.DurationSeconds > 0 {
+			own := 100 * s.BusyCPUSeconds() / s.DurationSeconds
+			out.OtherGeneratorCPU = max(0, busyPercent(per0, per1, cpuSet(l.x.plan.Placement.GeneratorCPUs))-own)
+		}
 	}
 	return out, nil
 }

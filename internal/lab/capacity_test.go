@@ -59,6 +59,21 @@ func TestRunCapacity(t *testing.T) {
 	if lines := strings.Join(wording.CapacityVerdict(rec.CapacityVerdicts[0]), "\n"); !strings.Contains(lines, want) {
 		t.Errorf("capacity verdict %q lacks %q", lines, want)
 	}
+	// The found capacity was held before it was reported: at the
+	// interval's lower end, or stepped back from it.
+	if c.Rate > 0 && !c.LowerBound {
+		if len(c.Confirmations) == 0 {
+			t.Errorf("capacity %s reported with no confirmation run", wording.Capacity(c))
+		}
+		for _, pr := range c.Confirmations {
+			if pr.Seconds < 1.5 || pr.Rate > c.Low+1e-9 && c.Low > 0 {
+				t.Errorf("confirmation at %.0f for %.1f s: want at most the interval's lower end %.0f, for the plan's 2 s", pr.Rate, pr.Seconds, c.Low)
+			}
+		}
+		if c.Held > 0 && !strings.Contains(wording.Capacity(c), "held") {
+			t.Errorf("capacity %q does not say it held", wording.Capacity(c))
+		}
+	}
 	back, err := results.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)

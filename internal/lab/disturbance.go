@@ -115,16 +115,6 @@ type machineSamples struct {
 
 func sampleMachine(ctx context.Context, serviceCPUs, generatorCPUs []int) *machineSamples {
 	m := &machineSamples{done: make(chan struct{})}
-	busyOf := func(per map[int]cpuTimes, prev map[int]cpuTimes, cpus []int) float64 {
-		var pct float64
-		for _, c := range cpus {
-			a, b := prev[c], per[c]
-			if dt := b.total - a.total; b.total > a.total {
-				pct += 100 * float64(b.busy-a.busy) / float64(dt)
-			}
-		}
-		return pct
-	}
 	go func() {
 		defer close(m.done)
 		prevAll, prevPer, err := readProcStat()
@@ -144,8 +134,8 @@ func sampleMachine(ctx context.Context, serviceCPUs, generatorCPUs []int) *machi
 					return
 				}
 				s := results.MachineSample{Time: now, Interval: now.Sub(prevT),
-					ServiceCPUsBusy:   busyOf(per, prevPer, serviceCPUs),
-					GeneratorCPUsBusy: busyOf(per, prevPer, generatorCPUs),
+					ServiceCPUsBusy:   busyPercent(prevPer, per, serviceCPUs),
+					GeneratorCPUsBusy: busyPercent(prevPer, per, generatorCPUs),
 					Load1:             load1(), MHz: cpuMHz(serviceCPUs)}
 				if all.total > prevAll.total {
 					s.StealPercent = 100 * float64(all.steal-prevAll.steal) / float64(all.total-prevAll.total)
@@ -162,4 +152,17 @@ func sampleMachine(ctx context.Context, serviceCPUs, generatorCPUs []int) *machi
 func (m *machineSamples) wait() []results.MachineSample {
 	<-m.done
 	return m.list
+}
+
+// busyPercent is how busy cpus were between two readings of /proc/stat,
+// every process counted, in percent of one CPU (summed over cpus).
+func busyPercent(before, after map[int]cpuTimes, cpus []int) float64 {
+	var pct float64
+	for _, c := range cpus {
+		a, b := before[c], after[c]
+		if b.total > a.total {
+			pct += 100 * float64(b.busy-a.busy) / float64(b.total-a.total)
+		}
+	}
+	return pct
 }

@@ -32,6 +32,9 @@ type live struct {
 	nmt     bool
 	stopped bool
 	frozen  bool
+	// cpus are the CPUs the service is pinned to (every CPU when it is
+	// not).
+	cpus []int
 	// settled is the scenario of each workload once prepared (contract
 	// and warm-up passed), for interleaved rounds.
 	settled map[string]*scenario.Scenario

@@ -117,6 +117,7 @@ func (x *execution) bringUp(ctx context.Context, s schedule.Start, restart bool)
 		cpus, quota = plan.CoreCPUs(im.Cores), 0
 	}
 	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: cpus, CPUQuota: quota, MemoryBytes: int64(p.Limits.Memory)})
+	l.cpus = cpuSet(cpus)
 	if err != nil {
 		return l.failAll(ctx, "", "limits: %v", err)
 	}

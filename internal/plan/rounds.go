@@ -57,6 +57,13 @@ type Rounds struct {
 	Settle Duration `yaml:"settle" json:"settle"`
 	// MeasureMax caps the rounds of one comparison over all its starts.
 	MeasureMax Duration `yaml:"measure_max" json:"measure_max"`
+	// Budget is the time the measurement may take after the builds
+	// (starts, warm-ups and rounds; 0: none). With a budget, starts go
+	// on past the plan's trials (up to trials_max) while a pair is not
+	// within the precision and another start fits, and each start's
+	// rounds take the share the remaining starts leave; the verdict says
+	// what precision the budget bought.
+	Budget Duration `yaml:"budget" json:"budget,omitempty"`
 	// AA adds the first implementation a second time (same build, its own
 	// start): the machine checked against itself.
 	AA bool `yaml:"aa" json:"aa,omitempty"`
@@ -154,6 +161,9 @@ func (p *Plan) applyRoundDefaults() {
 	}
 	if r.MeasureMax == 0 {
 		r.MeasureMax = Duration(DefaultMeasureMax)
+		if r.Budget > 0 {
+			r.MeasureMax = r.Budget // the budget bounds the rounds instead
+		}
 	}
 }
 
@@ -170,6 +180,9 @@ func (p *Plan) validateRounds(add func(path []string, hint, format string, args 
 	}
 	if r.MeasureMax < r.Round {
 		add([]string{"measure_max"}, "e.g. measure_max: 3m", "measure_max %v is shorter than one round", time.Duration(r.MeasureMax))
+	}
+	if r.Budget != 0 && r.Budget < Duration(time.Minute) {
+		add([]string{"budget"}, "e.g. budget: 12m", "budget %v is less than a minute: a start and its warm-ups take longer", time.Duration(r.Budget))
 	}
 	if r.AA && len(p.Implementations) == 0 {
 		add([]string{"aa"}, "list an implementation", "aa needs an implementation to start twice")

@@ -58,6 +58,12 @@ type Capacity struct {
 	// Brackets are each start's final bracket, from which Rate, Low and
 	// High are derived (lab: the capacity interval).
 	Brackets []Bracket `json:"brackets,omitempty"`
+	// Held is the rate a confirmation run held for HeldSeconds, at the
+	// interval's lower end or stepped back from it; 0 when none held or
+	// none was run. Confirmations are those runs, the failed ones first.
+	Held          float64 `json:"held,omitempty"`
+	HeldSeconds   float64 `json:"held_seconds,omitempty"`
+	Confirmations []Probe `json:"confirmations,omitempty"`
 	// Warnings are doubts about this capacity (a probe shorter than its
 	// percentile's rule, a failed invariant after the search).
 	Warnings []string `json:"warnings,omitempty"`
@@ -139,6 +145,9 @@ func SizeFor(c *Capacity, s plan.Sizing) Size {
 	rate := s.RequestsPerSecond()
 	out := Size{Arm: c.Arm, Workload: c.Workload, Rate: rate, LowerBound: c.LowerBound}
 	capRate := c.Low
+	if len(c.Confirmations) > 0 {
+		capRate = c.Held // what held when sustained, or nothing
+	}
 	if capRate <= 0 || c.Units() != UnitRate {
 		return out
 	}
@@ -187,6 +196,12 @@ type Probe struct {
 	Why              string `json:"why,omitempty"`
 	GeneratorLimited bool   `json:"generator_limited,omitempty"`
 	FarOver          bool   `json:"far_over,omitempty"`
+	// What else the machine did meanwhile, as ArmRound counts it, and
+	// how it disturbed the probe (capacity.Disturbed): such a probe is
+	// measured again before it counts, within a budget.
+	StealPercent    float64 `json:"steal_percent"`
+	OtherServiceCPU float64 `json:"other_service_cpu_percent"`
+	Disturbed       string  `json:"disturbed,omitempty"`
 }
 
 // FarOverFactor is how far over a limit a probe's failure is the service's

@@ -47,6 +47,10 @@ type Round struct {
 	Index int `json:"index"`
 	// Arms are the arms' intervals in the order they were measured.
 	Arms []ArmRound `json:"arms"`
+	// Repeated are the intervals measured again because the machine
+	// disturbed them (their Disturbed says how): kept for the record,
+	// left out of the verdict; Arms holds the repeat.
+	Repeated []ArmRound `json:"repeated,omitempty"`
 }
 
 // ArmRound is one arm's measured interval in a round.
@@ -65,6 +69,19 @@ type ArmRound struct {
 	// of its CPUs.
 	ServiceCPU   float64 `json:"service_cpu_percent"`
 	GeneratorCPU float64 `json:"generator_cpu_percent"`
+	// What else the machine did during the interval: the hypervisor's
+	// steal time in percent of all CPUs, and the busy time of other
+	// processes on the service's CPUs and on the generator's, in percent
+	// of one CPU (every process's busy time there, less the service's or
+	// the generator's own; the generator's CPUs also run the databases).
+	// Negative: not measured.
+	StealPercent      float64 `json:"steal_percent"`
+	OtherServiceCPU   float64 `json:"other_service_cpu_percent"`
+	OtherGeneratorCPU float64 `json:"other_generator_cpu_percent"`
+	// Disturbed says how the machine disturbed the interval, judged from
+	// this record alone (interleave.Disturbed); such an interval is
+	// measured again and left out of the verdict.
+	Disturbed string `json:"disturbed,omitempty"`
 	// SettleThroughput and SettleErrors are the uncounted load right
 	// after the thaw.
 	SettleThroughput float64 `json:"settle_throughput"`
@@ -88,6 +105,19 @@ type Verdict struct {
 	Pairs []PairRatio `json:"pairs"`
 	// CPU compares the same adjacent pairs on service CPU per request.
 	CPU []PairRatio `json:"cpu_per_request,omitempty"`
+	// Repeated counts the arms' rounds the machine disturbed and that
+	// were measured again at once; Disturbed those judged disturbed from
+	// their records and left out (no repeat was left, or judged after).
+	Repeated  int `json:"repeated,omitempty"`
+	Disturbed int `json:"disturbed,omitempty"`
+	// BudgetSeconds is the plan's time budget, and Bought the half-width
+	// of the widest adjacent pair it bought; NeedSeconds is about what
+	// budget the variances measured say would bring every pair within
+	// the precision (0: within it already; -1: no design of at most
+	// trials_max starts reaches it).
+	BudgetSeconds float64 `json:"budget_seconds,omitempty"`
+	Bought        float64 `json:"bought,omitempty"`
+	NeedSeconds   float64 `json:"need_seconds,omitempty"`
 	// AA is the machine checked against itself: the first
 	// implementation against its own second start, when the plan asks.
 	AA *PairRatio `json:"aa,omitempty"`
@@ -135,6 +165,14 @@ type PairRatio struct {
 	// Need estimates what would bring an unresolved pair within the
 	// precision ("5 starts of 26 rounds"); empty when resolved.
 	Need string `json:"need,omitempty"`
+	// Dropped counts the pair's rounds left out as contaminated (far
+	// from the comparison's robust fit, stats.RoundComparison).
+	Dropped int `json:"dropped,omitempty"`
+	// Arms is how many arms the interval's between-start variance was
+	// learnt from (2: the pair alone), and DFPerStart the degrees of
+	// freedom each start beyond the first adds (what Need plans with).
+	Arms       int     `json:"arms,omitempty"`
+	DFPerStart float64 `json:"df_per_start,omitempty"`
 }
 
 // GeneratorBoundPercent is the generator's CPU, in percent of its CPUs,

@@ -23,10 +23,14 @@ func TestGolden(t *testing.T) {
 	v := &results.Verdict{Metric: "throughput", Ranking: []string{"rust-axum", "java-helidon", "node-http"},
 		Pairs: []results.PairRatio{sig, same}, GeneratorBound: map[string]float64{"rust-axum": 84},
 		AA:         &results.PairRatio{Better: "go-stdlib", Worse: "go-stdlib+aa", Ratio: 1.004, Low: 0.991, High: 1.017},
+		BudgetSeconds: 720, Bought: 0.079, NeedSeconds: 2040,
 		Unresolved: []string{"java-spring against node-http: ±22.7%, about 12 starts of 14 rounds would reach ±3%"}}
 	c := &results.Comparison{Workload: "string", Level: 50, Model: "closed", Verdict: v, Rounds: make([]results.Round, 20)}
 	caps := []*results.Capacity{
 		{Arm: "go-stdlib", Workload: "string", Rate: 64121.4, Low: 60336.2, High: 67906.9},
+		{Arm: "held", Rate: 30217, Low: 29577, High: 30900, Held: 29577, HeldSeconds: 30, Confirmations: []results.Probe{{Rate: 29577, Pass: true, Seconds: 30}}},
+		{Arm: "stepped", Rate: 30217, Low: 29577, High: 30900, Held: 28098, HeldSeconds: 30, Confirmations: []results.Probe{{Rate: 29577, Seconds: 30}, {Rate: 28098, Pass: true, Seconds: 30}}},
+		{Arm: "never", Rate: 30217, Low: 29577, High: 30900, Confirmations: []results.Probe{{Rate: 29577, Seconds: 30}, {Rate: 28098, Seconds: 30}}},
 		{Arm: "slow", Rate: 42.25, Low: 40.5, High: 44.01},
 		{Arm: "bound", Rate: 19062, Low: 19062, LowerBound: true, Reason: "generator late: send lateness p99 1.1 ms > 0.5 ms"},
 		{Arm: "users", Unit: results.UnitUsers, Rate: 310, Low: 290, High: 330},

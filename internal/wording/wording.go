@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
@@ -54,6 +55,19 @@ func Verdict(v *results.Verdict) []string {
 	}
 	if v.AA != nil {
 		out = append(out, "A/A (the machine against itself): "+Pair(*v.AA, v.Metric))
+	}
+	if v.Repeated > 0 || v.Disturbed > 0 {
+		out = append(out, fmt.Sprintf("the machine disturbed %d arm rounds (steal time, other processes, a starved service: each round's record says which): %d measured again at once, %d left out", v.Repeated+v.Disturbed, v.Repeated, v.Disturbed))
+	}
+	if v.BudgetSeconds > 0 {
+		b := fmt.Sprintf("the budget of %v bought ±%.1f%% on the widest adjacent pair", time.Duration(v.BudgetSeconds*float64(time.Second)).Round(time.Second), 100*v.Bought)
+		switch {
+		case v.NeedSeconds > 0:
+			b += fmt.Sprintf("; about %v would bring every pair within the precision", time.Duration(v.NeedSeconds*float64(time.Second)).Round(time.Minute))
+		case v.NeedSeconds < 0:
+			b += "; no budget would bring every pair within the precision in trials_max starts: the starts differ too much"
+		}
+		out = append(out, b)
 	}
 	for _, u := range v.Unresolved {
 		out = append(out, "not within the precision: "+u)
@@ -104,15 +118,41 @@ func Ranking(v *results.Verdict) string {
 // Capacity says a capacity in one line: "18400 req/s [18100, 18700]",
 // "at least 52000 req/s (a lower bound: generator at 91% of its CPUs)".
 func Capacity(c *results.Capacity) string {
+	var out string
 	switch {
 	case c.LowerBound && c.Low > 0:
-		return fmt.Sprintf("at least %s %s (a lower bound: %s)", Amount(c.Low, c.Units()), c.Units(), c.Reason)
+		out = fmt.Sprintf("at least %s %s (a lower bound: %s)", Amount(c.Low, c.Units()), c.Units(), c.Reason)
 	case c.Rate == 0 && c.Reason != "":
 		return "none: " + c.Reason
 	case c.Rate == 0:
 		return "not measured"
+	default:
+		out = fmt.Sprintf("%s %s [%s, %s]", Amount(c.Rate, c.Units()), c.Units(), Amount(c.Low, c.Units()), Amount(c.High, c.Units()))
 	}
-	return fmt.Sprintf("%s %s [%s, %s]", Amount(c.Rate, c.Units()), c.Units(), Amount(c.Low, c.Units()), Amount(c.High, c.Units()))
+	return out + Held(c)
+}
+
+// Held says how a capacity's confirmation went: "; held 30 s at 60336",
+// "; held 30 s only at 57319 (not at 60336)", "; did not hold 30 s at
+// 60336, 57319, 54453 or 51730"; "" without confirmation runs.
+func Held(c *results.Capacity) string {
+	if len(c.Confirmations) == 0 {
+		return ""
+	}
+	var failed []string
+	for _, pr := range c.Confirmations {
+		if !pr.Pass && pr.Disturbed == "" && pr.Rate != c.Held {
+			failed = append(failed, Amount(pr.Rate, c.Units()))
+		}
+	}
+	secs := c.Confirmations[len(c.Confirmations)-1].Seconds
+	switch {
+	case c.Held > 0 && len(failed) == 0:
+		return fmt.Sprintf("; held %.0f s at %s", c.HeldSeconds, Amount(c.Held, c.Units()))
+	case c.Held > 0:
+		return fmt.Sprintf("; held %.0f s only at %s (not at %s)", c.HeldSeconds, Amount(c.Held, c.Units()), strings.Join(failed, ", "))
+	}
+	return fmt.Sprintf("; did NOT hold %.0f s at %s", secs, strings.Join(failed, ", "))
 }
 
 // Amount writes a load in unit: users as whole numbers, rates as
