@@ -53,6 +53,7 @@ var importRules = []struct {
 	{"internal/stats", []string{"internal/", "load", "workloads"}, "statistics need nothing of the project"},
 	{"internal/proctree", []string{"internal/", "load", "workloads"}, "walking a process tree needs nothing"},
 	{"internal/cpulist", []string{"internal/", "load", "workloads"}, "parsing a CPU list needs nothing"},
+	{"internal/machine", []string{"internal/", "load", "workloads"}, "reading the machine's /proc files needs nothing of the project"},
 	{"internal/neighbour", []string{"internal/", "load", "workloads"}, "the noisy neighbour stands alone, for any binary to start"},
 	{"internal/noise", []string{"internal/lab", "internal/results", "internal/monitor", "internal/cgroup"}, "the machine's noise probe knows no service"},
 }
