@@ -11,9 +11,14 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/machine"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 )
+
+// thisMachine is the machine a plan runs on here, for plan.ParsePlan: the
+// CPUs the process could run on at its start.
+func thisMachine() plan.Machine { return plan.Machine{CPUs: machine.CPUs()} }
 
 // DescribeMachine reads the machine's facts and tool versions; root is the
 // project folder (for its git commit).

@@ -8,20 +8,20 @@ import (
 )
 
 // LoadPlan reads the plan at path and validates it against the services
-// under root (their names and the workloads each serves); it returns the
-// services beside the plan. A plan with mistakes fails with a
-// plan.ErrorList holding every one.
-func LoadPlan(root, path string) (*plan.Plan, []*service.Manifest, error) {
+// under root (their names and the workloads each serves) and machine m;
+// it returns the services beside the plan. A plan with mistakes fails
+// with a plan.ErrorList holding every one.
+func LoadPlan(root, path string, m plan.Machine) (*plan.Plan, []*service.Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ParsePlan(root, path, data)
+	return ParsePlan(root, path, data, m)
 }
 
 // ParsePlan is LoadPlan for plan text read from file (or made by a
 // command, file naming it).
-func ParsePlan(root, file string, data []byte) (*plan.Plan, []*service.Manifest, error) {
+func ParsePlan(root, file string, data []byte, m plan.Machine) (*plan.Plan, []*service.Manifest, error) {
 	ms, err := service.Discover(root)
 	if err != nil {
 		return nil, nil, err
@@ -30,7 +30,7 @@ func ParsePlan(root, file string, data []byte) (*plan.Plan, []*service.Manifest,
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
 	}
-	p, err := plan.ParsePlan(file, data, catalog)
+	p, err := plan.ParsePlan(file, data, catalog, m)
 	if err != nil {
 		return nil, nil, err
 	}
