@@ -33,7 +33,7 @@ var importRules = []struct {
 	{"internal/located", []string{"internal/", "load"}, "the error type of every YAML file stands alone"},
 	{"internal/results", []string{"internal/lab", "internal/report", "internal/stack", "internal/verify"}, "the results model is read by all and knows none of its readers"},
 	{"internal/report", []string{"internal/lab", "internal/stack", "internal/verify", "internal/db"}, "a report is drawn from results alone"},
-	{"internal/plan", []string{"internal/lab", "internal/results", "internal/report", "internal/stack"}, "a plan is a file format, not a runner"},
+	{"internal/plan", []string{"internal/lab", "internal/results", "internal/report", "internal/stack", "internal/machine"}, "a plan is a file format, not a runner: the machine it is checked for is an input, never read"},
 	{"internal/stack", []string{"internal/lab", "internal/report", "internal/results", "internal/verify"}, "bringing a stack up serves run, verify and what comes next alike"},
 	{"internal/verify", []string{"internal/lab", "internal/report", "internal/stack", "internal/results"}, "the contract suite checks a URL, whoever started it"},
 	{"internal/db", []string{"internal/lab", "internal/report", "internal/stack", "internal/verify", "internal/results"}, "the databases know no runner"},
@@ -54,7 +54,9 @@ var importRules = []struct {
 	{"internal/scaling", []string{"load", "workloads", "internal/results", "internal/plan", "internal/human", "internal/lab", "internal/report", "internal/k8s"}, "the scalability law is arithmetic on figures: stats and nothing else"},
 	{"internal/proctree", []string{"internal/", "load", "workloads"}, "walking a process tree needs nothing"},
 	{"internal/cpulist", []string{"internal/", "load", "workloads"}, "parsing a CPU list needs nothing"},
+	{"internal/machine", []string{"internal/", "load", "workloads"}, "reading the machine's /proc files needs nothing of the project"},
 	{"internal/neighbour", []string{"internal/", "load", "workloads"}, "the noisy neighbour stands alone, for any binary to start"},
+	{"bench/", []string{"internal/lab", "internal/stack", "internal/report", "internal/k8s"}, "bench's tools measure the engine and the method, and link no runner"},
 	{"internal/noise", []string{"internal/lab", "internal/results", "internal/monitor", "internal/cgroup"}, "the machine's noise probe knows no service"},
 	{"internal/design", []string{"internal/lab", "internal/stack", "internal/monitor", "internal/cgroup", "internal/db", "internal/service"}, "a design reaches the lab only through the interfaces it defines"},
 	{"internal/interleave", []string{"internal/lab", "internal/design", "internal/stack", "internal/monitor", "internal/service", "internal/db"}, "judging rounds runs nothing"},
@@ -64,7 +66,9 @@ var importRules = []struct {
 }
 
 // TestImportRules checks importRules over every non-test Go file of the
-// project (services/ and bench/ are separate modules or tools and left out).
+// project's module, bench/'s tools included; services/ and the folders
+// with a go.mod of their own (bench/attack/clients, tools/k8stest) are
+// other modules and left out.
 func TestImportRules(t *testing.T) {
 	graph := projectImports(t, "..")
 	if len(graph) < 10 {
@@ -107,8 +111,11 @@ func projectImports(t *testing.T, root string) map[string][]string {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel == "services" || rel == "bench" || rel == "results" || strings.HasSuffix(rel, "testdata") || strings.HasPrefix(d.Name(), ".") && rel != "." {
+			if rel == "services" || rel == "results" || strings.HasSuffix(rel, "testdata") || strings.HasPrefix(d.Name(), ".") && rel != "." {
 				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+				return filepath.SkipDir // a module of its own (bench/attack/clients, tools/k8stest)
 			}
 			return nil
 		}
@@ -161,7 +168,7 @@ func reach(graph map[string][]string, pkg string) []string {
 	return out
 }
 
-var update = flag.Bool("update", false, "rewrite docs/architecture.edges from go list")
+var update = flag.Bool("update", false, "rewrite docs/architecture.edges from go list, and the floors of docs/architecture.md from it")
 
 // edgesFile is the machine-readable list of the package edges that
 // docs/architecture.md draws.
@@ -172,7 +179,7 @@ const edgesFile = "../docs/architecture.edges"
 // says the packages import, and checks that docs/architecture.md names
 // every package. go test ./internal -update rewrites the list.
 func TestArchitectureEdges(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{len .GoFiles}}{{range .Imports}} {{.}}{{end}}", "./...")
 	cmd.Dir = ".."
 	out, err := cmd.Output()
 	if err != nil {
@@ -182,15 +189,15 @@ func TestArchitectureEdges(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		from, ok := strings.CutPrefix(fields[0]+"/", module)
-		if !ok || strings.HasPrefix(from, "bench/") {
+		if !ok {
 			continue
 		}
 		from = strings.TrimSuffix(from, "/")
-		if from == "" {
+		if from == "" || fields[1] == "0" { // the module's root, or tests only (this package)
 			continue
 		}
 		pkgs = append(pkgs, from)
-		for _, imp := range fields[1:] {
+		for _, imp := range fields[2:] {
 			if to, ok := strings.CutPrefix(imp, module); ok {
 				edges = append(edges, from+" -> "+to)
 			}
@@ -230,8 +237,9 @@ func TestArchitectureEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range pkgs {
-		if (strings.HasPrefix(p, "internal/") || strings.HasPrefix(p, "load")) && !strings.Contains(string(doc), "`"+p+"`") && !strings.Contains(string(doc), "`"+p+"/`") {
-			t.Errorf("docs/architecture.md has no row for `%s`", p)
+		if (strings.HasPrefix(p, "internal/") || strings.HasPrefix(p, "load")) && !strings.Contains(string(doc), "\n| `"+p+"` |") && !strings.Contains(string(doc), "\n| `"+p+"/` |") {
+			t.Errorf("docs/architecture.md has no row for `%s` in the table of what each package owns", p)
 		}
 	}
+	checkFloors(t, pkgs, edges)
 }

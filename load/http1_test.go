@@ -119,16 +119,23 @@ func TestRespParser(t *testing.T) {
 }
 
 func TestResponseHeader(t *testing.T) {
-	r := Response{RawHeader: []byte("Content-Type: text/plain\r\nX-Id:  42 \r\nBad Name: x\r\n")}
-	tests := []struct{ name, want string }{
-		{"content-type", "text/plain"}, // case-insensitive
-		{"X-Id", "42"},                 // white space trimmed
-		{"Bad Name", ""},               // not a valid field name
-		{"Missing", ""},                // absent
+	r := Response{RawHeader: []byte("Content-Type: text/plain\r\nX-Id:  42 \r\nBad Name: x\r\nX-Empty:\r\nx-id: 43\r\n")}
+	tests := []struct {
+		name, want string
+		found      bool
+	}{
+		{"content-type", "text/plain", true}, // case-insensitive
+		{"X-Id", "42", true},                 // white space trimmed, the first of two
+		{"Bad Name", "", false},              // not a valid field name
+		{"X-Empty", "", true},                // present, empty
+		{"Missing", "", false},               // absent
 	}
 	for _, tt := range tests {
 		if got := r.Header(tt.name); got != tt.want {
 			t.Errorf("Header(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+		if got, found := r.HeaderValue(tt.name); string(got) != tt.want || found != tt.found {
+			t.Errorf("HeaderValue(%q) = %q, %v; want %q, %v", tt.name, got, found, tt.want, tt.found)
 		}
 	}
 }

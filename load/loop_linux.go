@@ -102,7 +102,7 @@ type loop struct {
 	m       ClosedModel
 	ep, efd int
 	events  []unix.EpollEvent
-	byFD    []*lconn
+	byFD    sockets[lconn]
 	users   []*lconn // every connection (and user) of the loop
 	timers  []*lconn // a binary heap on wakeAt
 	rbuf    []byte
@@ -626,15 +626,8 @@ func (l *loop) dial(c *lconn) error {
 	if _, ok := sa.(*syscall.SockaddrInet6); ok {
 		family = syscall.AF_INET6
 	}
-	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	fd, inProgress, err := dialSocket(family, sa)
 	if err != nil {
-		return &net.OpError{Op: "dial", Net: "tcp", Err: err}
-	}
-	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
-	syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
-	err = syscall.Connect(fd, sa)
-	if err != nil && err != syscall.EINPROGRESS {
-		syscall.Close(fd)
 		return &net.OpError{Op: "dial", Net: "tcp", Err: err}
 	}
 	// An event about a socket closed earlier in the same batch of events
@@ -646,20 +639,14 @@ func (l *loop) dial(c *lconn) error {
 		syscall.Close(fd)
 		return &net.OpError{Op: "dial", Net: "tcp", Err: err}
 	}
-	c.fd, c.connecting, c.wantOut, c.reused, c.addr = fd, err == syscall.EINPROGRESS, true, false, c.lastAddr
-	for len(l.byFD) <= fd {
-		l.byFD = append(l.byFD, nil)
-	}
-	l.byFD[fd] = c
+	c.fd, c.connecting, c.wantOut, c.reused, c.addr = fd, inProgress, true, false, c.lastAddr
+	l.byFD.add(fd, c)
 	return nil
 }
 
 // closeFD closes c's socket (which also leaves the epoll set).
 func (l *loop) closeFD(c *lconn) {
-	if c.fd >= 0 {
-		l.byFD[c.fd] = nil
-		syscall.Close(c.fd)
-	}
+	l.byFD.close(c.fd)
 	c.fd, c.reused, c.connecting = -1, false, false
 }
 

@@ -44,6 +44,16 @@ type Response struct {
 // Header returns the value of the first header field called name (ASCII
 // case-insensitive), or "" when there is none.
 func (r *Response) Header(name string) string {
+	v, _ := r.HeaderValue(name)
+	return string(v)
+}
+
+// HeaderValue is Header without a copy: the value of the first header
+// field called name, white space trimmed, and whether there is one (an
+// empty value is one). Like the Response's slices, the value is valid
+// only during the Check call; a scenario's header captures and checks
+// read it so.
+func (r *Response) HeaderValue(name string) ([]byte, bool) {
 	h := r.RawHeader
 	for len(h) > 0 {
 		line := h
@@ -53,10 +63,10 @@ func (r *Response) Header(name string) string {
 			h = nil
 		}
 		if n, value, ok := headerField(line); ok && asciiEqualFold(n, name) {
-			return string(value)
+			return value, true
 		}
 	}
-	return ""
+	return nil, false
 }
 
 func asciiEqualFold(b []byte, s string) bool {

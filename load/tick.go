@@ -98,7 +98,7 @@ type tickEngine struct {
 	// asked, without blocking, which sockets have news at each tick, so a
 	// tick costs one epoll_wait however many requests are in flight.
 	ep     int
-	byFD   []*tconn
+	byFD   sockets[tconn]
 	events []unix.EpollEvent
 	msg    rawMsg // recvmsg's header, reused
 }
@@ -251,18 +251,11 @@ func (e *tickEngine) conn() *tconn {
 }
 
 func (e *tickEngine) dial(c *tconn) error {
-	fd, err := syscall.Socket(e.family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	fd, inProgress, err := dialSocket(e.family, e.sa)
 	if err != nil {
 		return err
 	}
-	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
-	syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
-	err = syscall.Connect(fd, e.sa)
-	if err != nil && err != syscall.EINPROGRESS {
-		syscall.Close(fd)
-		return err
-	}
-	c.fd, c.connecting, c.reused, c.wrote, c.dead = fd, err == syscall.EINPROGRESS, false, 0, false
+	c.fd, c.connecting, c.reused, c.wrote, c.dead = fd, inProgress, false, 0, false
 	c.got = 0
 	c.p.reset(e.head)
 	c.wantOut = true
@@ -272,19 +265,13 @@ func (e *tickEngine) dial(c *tconn) error {
 		c.fd = -1
 		return err
 	}
-	for len(e.byFD) <= fd {
-		e.byFD = append(e.byFD, nil)
-	}
-	e.byFD[fd] = c
+	e.byFD.add(fd, c)
 	return nil
 }
 
 // closeFD closes c's socket (which also leaves the epoll set).
 func (e *tickEngine) closeFD(c *tconn) {
-	if c.fd >= 0 {
-		e.byFD[c.fd] = nil
-		syscall.Close(c.fd)
-	}
+	e.byFD.close(c.fd)
 	c.fd = -1
 }
 

@@ -68,7 +68,7 @@ load:
 		}
 		text += fmt.Sprintf("placement: {service_cpus: %q, generator_cpus: %q, database_cpus: %q}\n", *serviceCPUs, *generatorCPUs, *generatorCPUs)
 	}
-	p, _, err := stack.ParsePlan(root, "showdown aa", []byte(text))
+	p, _, err := stack.ParsePlan(root, "showdown aa", []byte(text), thisMachine())
 	if err != nil {
 		var list plan.ErrorList
 		if errors.As(err, &list) {

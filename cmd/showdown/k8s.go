@@ -97,7 +97,7 @@ func runK8sRender(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, _, err := loadPlan(st, root, pos[0])
+	p, _, err := loadPlan(st, root, pos[0], thisMachine())
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func runK8sRun(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, _, err := loadPlan(st, root, pos[0])
+	p, _, err := loadPlan(st, root, pos[0], thisMachine())
 	if err != nil {
 		return err
 	}

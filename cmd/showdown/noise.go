@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 
 	"github.com/showdownlab/showdown/internal/cpulist"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -35,10 +35,7 @@ func runNoise(st *state, args []string) error {
 	if *secs < 3 || *secs > 3600 {
 		return usageError{err: fmt.Errorf("--seconds %d: want 3 to 3600", *secs), hint: "61 gives ten 6-second means"}
 	}
-	list := make([]int, runtime.NumCPU())
-	for i := range list {
-		list[i] = i
-	}
+	list := machine.CPUs() // under taskset, the CPUs it gave
 	if *cpus != "" {
 		var err error
 		if list, err = cpulist.Parse(*cpus); err != nil {

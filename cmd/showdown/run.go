@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/lab"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/results"
@@ -27,11 +28,23 @@ func runRun(st *state, args []string) error {
 	fs := newFlagSet(st, "run", "[flags] [plan.yaml]")
 	resultsDir := fs.String("results", "", "folder for results (default: results/ in the project)")
 	check := fs.Bool("check", false, "validate the plan, print it resolved, and stop")
+	cpus := fs.String("cpus", "", "with --check: check the plan for another machine, of `N` CPUs (16) or with a CPU list (0-15), instead of this one")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
 		return usageError{err: fmt.Errorf("one plan at a time, got %d", fs.NArg()), hint: "showdown run plans/default.yaml"}
+	}
+	m, on := thisMachine(), ""
+	if *cpus != "" {
+		if !*check {
+			return usageError{err: errors.New("--cpus checks a plan for another machine and goes with --check; a run uses this machine's CPUs"), hint: "showdown run --check --cpus 16 bench/cores.yaml"}
+		}
+		var err error
+		if m, err = plan.ParseMachine(*cpus); err != nil {
+			return usageError{err: fmt.Errorf("--cpus: %w", err), hint: "a count of CPUs (--cpus 16) or a CPU list in taskset's form (--cpus 0-15, --cpus 2,3)"}
+		}
+		on = " on CPUs " + m.String()
 	}
 	root, err := stack.Root(st.getenv)
 	if err != nil {
@@ -41,7 +54,7 @@ func runRun(st *state, args []string) error {
 	if fs.NArg() == 1 {
 		planPath = fs.Arg(0)
 	}
-	p, ms, err := loadPlan(st, root, planPath)
+	p, ms, err := loadPlan(st, root, planPath, m)
 	if err != nil {
 		return err
 	}
@@ -49,13 +62,13 @@ func runRun(st *state, args []string) error {
 		return err
 	}
 	if *check && p.SLO != nil {
-		fmt.Fprintf(st.stdout, "%s: ok: the capacity (%s) at %s of %d implementation(s) x %d workload(s), over %d fresh start(s)\n",
-			planPath, p.Capacity.Unit(), p.SLO.String(), len(p.Implementations), len(p.Workloads), p.MinStarts())
+		fmt.Fprintf(st.stdout, "%s: ok%s: the capacity (%s) at %s of %d implementation(s) x %d workload(s), over %d fresh start(s)\n",
+			planPath, on, p.Capacity.Unit(), p.SLO.String(), len(p.Implementations), len(p.Workloads), p.MinStarts())
 		return nil
 	}
 	if *check {
-		fmt.Fprintf(st.stdout, "%s: ok: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
-			planPath, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
+		fmt.Fprintf(st.stdout, "%s: ok%s: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
+			planPath, on, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
 		return nil
 	}
 	return executePlan(st, root, p, *resultsDir, "showdown run "+strings.Join(args, " "))
@@ -105,10 +118,15 @@ func executePlan(st *state, root string, p *plan.Plan, resultsDir, command strin
 	return nil
 }
 
-// loadPlan reads and validates a plan against the services under root,
-// printing every problem; a plan with mistakes is a usage error.
-func loadPlan(st *state, root, path string) (*plan.Plan, []*service.Manifest, error) {
-	p, ms, err := stack.LoadPlan(root, path)
+// thisMachine is the machine plans run on here: the CPUs this process
+// could run on at its start (under taskset -c 2-3, CPUs 2 and 3).
+func thisMachine() plan.Machine { return plan.Machine{CPUs: machine.CPUs()} }
+
+// loadPlan reads and validates a plan against the services under root and
+// machine m, printing every problem; a plan with mistakes is a usage
+// error.
+func loadPlan(st *state, root, path string, m plan.Machine) (*plan.Plan, []*service.Manifest, error) {
+	p, ms, err := stack.LoadPlan(root, path, m)
 	var list plan.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list {

@@ -89,7 +89,7 @@ settings.`)
 	prep := db.PrepareOptions{SKURows: *skuRows}
 	maxConns := 0
 	if *planFile != "" {
-		p, all, err := loadPlan(st, root, *planFile)
+		p, all, err := loadPlan(st, root, *planFile, thisMachine())
 		if err != nil {
 			return err
 		}

@@ -35,14 +35,46 @@ func Parse(s string) ([]int, error) {
 	return out, nil
 }
 
-// Check validates a CPU list against a machine of n CPUs.
-func Check(s string, n int) error {
+// Check validates a CPU list against a machine's CPUs.
+func Check(s string, machine []int) error {
 	cpus, err := Parse(s)
 	if err != nil {
 		return err
 	}
-	if top := slices.Max(cpus); top >= n {
-		return fmt.Errorf("CPU %d does not exist", top)
+	var missing []int
+	for _, c := range cpus {
+		if !slices.Contains(machine, c) {
+			missing = append(missing, c)
+		}
 	}
-	return nil
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("CPU %d does not exist", missing[0])
+	}
+	slices.Sort(missing)
+	return fmt.Errorf("CPUs %s do not exist", Format(slices.Compact(missing)))
+}
+
+// Format writes CPUs in taskset's list form, runs as ranges: 0,1,2,5 is
+// "0-2,5". It is Parse's inverse for an ascending list without repeats.
+func Format(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(cpus[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
 }

@@ -14,8 +14,10 @@ import (
 )
 
 // MariaDB is a private MariaDB server in a temporary directory on a free loopback port.
+// Its lifecycle (Port, Dir, PID, Down, Up, Restart, Crash, Pause, Resume)
+// is the server's it embeds, which PostgreSQL shares.
 type MariaDB struct {
-	s        *server
+	*server
 	password string // the service user's, new for every server
 	root     string // root's password, new for every server
 }
@@ -76,7 +78,7 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	}
 	s := &server{engine: "MariaDB", o: o, cred: cred, stopSig: syscall.SIGTERM,
 		bindFail: []string{"Address already in use", "Can't start server: Bind on TCP/IP port"}}
-	m := &MariaDB{s: s}
+	m := &MariaDB{server: s}
 	if m.password, err = secret(); err != nil {
 		return nil, err
 	}
@@ -192,46 +194,19 @@ func (m *MariaDB) openAdmin(port int) (*sql.DB, error) {
 // "mysql://showdown:PASSWORD@127.0.0.1:PORT/showdown", with a password made
 // for this server.
 func (m *MariaDB) URL() string {
-	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", dbUser, m.password, m.s.getPort(), dbName)
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", dbUser, m.password, m.server.getPort(), dbName)
 }
 
 // DSN is the same login in go-sql-driver/mysql's form,
 // "showdown:PASSWORD@tcp(127.0.0.1:PORT)/showdown".
 func (m *MariaDB) DSN() string {
-	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", dbUser, m.password, m.s.getPort(), dbName)
+	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", dbUser, m.password, m.server.getPort(), dbName)
 }
-
-// Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.
-func (m *MariaDB) Port() int { return m.s.getPort() }
-
-// Dir is the server's private directory (data, socket, log).
-func (m *MariaDB) Dir() string { return m.s.dir }
-
-// PID is the server's pid, or 0 while down.
-func (m *MariaDB) PID() int { return m.s.pid() }
-
-// Down stops the server (normal shutdown) but keeps its data and port, for outage tests.
-func (m *MariaDB) Down(ctx context.Context) error { return m.s.down() }
-
-// Up starts the server again on the same port and waits until it answers.
-func (m *MariaDB) Up(ctx context.Context) error { return m.s.up(ctx) }
-
-// Restart is Down then Up.
-func (m *MariaDB) Restart(ctx context.Context) error {
-	if err := m.s.down(); err != nil {
-		return err
-	}
-	return m.s.up(ctx)
-}
-
-// Crash kills mariadbd with SIGKILL and keeps data and port; Up starts it
-// again and InnoDB recovers from its redo log.
-func (m *MariaDB) Crash() error { return m.s.crash() }
 
 // Stop stops the server and removes its directory; it is safe to call more than once.
 func (m *MariaDB) Stop() error {
 	if m == nil {
 		return nil
 	}
-	return m.s.stop()
+	return m.server.stop()
 }

@@ -16,7 +16,7 @@ import (
 
 // Postgres is a private PostgreSQL 15 server in a temporary directory on a free loopback port.
 type Postgres struct {
-	s        *server
+	*server
 	password string // the service role's, new for every server
 	admin    string // the superuser's password, new for every server
 	stats    bool   // pg_stat_statements is loaded (WithStatementStats)
@@ -97,7 +97,7 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	}
 	s := &server{engine: "PostgreSQL", o: o, cred: cred, stopSig: syscall.SIGINT,
 		bindFail: []string{"could not bind", "Address already in use", "could not create any TCP/IP sockets"}}
-	p := &Postgres{s: s, stats: o.statementStats}
+	p := &Postgres{server: s, stats: o.statementStats}
 	if p.password, err = secret(); err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 // superuser, no CREATE in the schema, no other database); the superuser
 // keeps the database, Prepare gives the role its tables.
 func (p *Postgres) createRole(ctx context.Context) error {
-	port := p.s.getPort()
+	port := p.server.getPort()
 	steps := []struct {
 		database string
 		stmts    []string
@@ -215,41 +215,13 @@ func (p *Postgres) adminURL(port int, database string) string {
 // "postgres://showdown:PASSWORD@127.0.0.1:PORT/showdown?sslmode=disable",
 // with a password made for this server.
 func (p *Postgres) URL() string {
-	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", dbUser, p.password, p.s.getPort(), dbName)
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", dbUser, p.password, p.server.getPort(), dbName)
 }
-
-// Port is the server's TCP port on 127.0.0.1; it stays the same across Down and Up.
-func (p *Postgres) Port() int { return p.s.getPort() }
-
-// Dir is the server's private directory (data, socket, log).
-func (p *Postgres) Dir() string { return p.s.dir }
-
-// PID is the postmaster's pid (its children are the backends), or 0 while down.
-func (p *Postgres) PID() int { return p.s.pid() }
-
-// Down stops the server (fast shutdown) but keeps its data and port, for outage tests.
-func (p *Postgres) Down(ctx context.Context) error { return p.s.down() }
-
-// Up starts the server again on the same port and waits until it answers.
-func (p *Postgres) Up(ctx context.Context) error { return p.s.up(ctx) }
-
-// Restart is Down then Up.
-func (p *Postgres) Restart(ctx context.Context) error {
-	if err := p.s.down(); err != nil {
-		return err
-	}
-	return p.s.up(ctx)
-}
-
-// Crash kills the postmaster with SIGKILL and then its backends, as a
-// host crash would, and keeps data and port; Up starts it again and
-// PostgreSQL recovers from its write-ahead log.
-func (p *Postgres) Crash() error { return p.s.crash() }
 
 // Stop stops the server and removes its directory; it is safe to call more than once.
 func (p *Postgres) Stop() error {
 	if p == nil {
 		return nil
 	}
-	return p.s.stop()
+	return p.server.stop()
 }

@@ -52,6 +52,41 @@ type server struct {
 	removed bool
 }
 
+// The lifecycle of a server, which Postgres and MariaDB embed: one
+// owner, where each engine had its own copy forwarding to the server.
+
+// Port is the server's TCP port on 127.0.0.1; it stays the same across
+// Down and Up.
+func (s *server) Port() int { return s.getPort() }
+
+// Dir is the server's private directory (data, socket, log).
+func (s *server) Dir() string { return s.dir }
+
+// PID is the server's main process (PostgreSQL's postmaster, whose
+// children are the backends; mariadbd), or 0 while down.
+func (s *server) PID() int { return s.pid() }
+
+// Down stops the server (PostgreSQL's fast shutdown, MariaDB's normal
+// one) but keeps its data and port, for outage tests.
+func (s *server) Down(ctx context.Context) error { return s.down() }
+
+// Up starts the server again on the same port and waits until it answers.
+func (s *server) Up(ctx context.Context) error { return s.up(ctx) }
+
+// Restart is Down then Up.
+func (s *server) Restart(ctx context.Context) error {
+	if err := s.down(); err != nil {
+		return err
+	}
+	return s.up(ctx)
+}
+
+// Crash kills the server with SIGKILL (PostgreSQL's postmaster and then
+// its backends, as a host crash would) and keeps data and port; Up starts
+// it again and the engine recovers from its log (PostgreSQL's write-ahead
+// log, InnoDB's redo log).
+func (s *server) Crash() error { return s.crash() }
+
 // runAs returns the credential to run a server as when showdown is root
 // (the named system user), or nil when showdown is not root.
 func runAs(name string) (*syscall.Credential, error) {

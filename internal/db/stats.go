@@ -86,17 +86,10 @@ func (m *MariaDB) statements(ctx context.Context) (int64, error) {
 // Pause freezes the server (SIGSTOP to it and, for PostgreSQL, to every
 // backend): connections stay open and nothing answers, as with a hung
 // host. Resume thaws it; Down and Stop thaw it first.
-func (p *Postgres) Pause() error { return p.s.signalAll(syscall.SIGSTOP) }
+func (s *server) Pause() error { return s.signalAll(syscall.SIGSTOP) }
 
 // Resume thaws a server Pause froze; on a running server it does nothing.
-func (p *Postgres) Resume() error { return p.s.signalAll(syscall.SIGCONT) }
-
-// Pause freezes the server (SIGSTOP): connections stay open and nothing
-// answers, as with a hung host. Resume thaws it; Down and Stop thaw it first.
-func (m *MariaDB) Pause() error { return m.s.signalAll(syscall.SIGSTOP) }
-
-// Resume thaws a server Pause froze; on a running server it does nothing.
-func (m *MariaDB) Resume() error { return m.s.signalAll(syscall.SIGCONT) }
+func (s *server) Resume() error { return s.signalAll(syscall.SIGCONT) }
 
 // signalAll sends sig to the server process and then to its children
 // (PostgreSQL's backends run in sessions of their own). The parent goes

@@ -297,7 +297,7 @@ func TestRealAPIServer(t *testing.T) {
 		t.Fatalf("server version %v: %v", v, err)
 	}
 	t.Logf("server version %s", v.GitVersion)
-	p, err := plan.ParsePlan("plan.yaml", []byte("name: real\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: auto, warmup_max: 30s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
+	p, err := plan.ParsePlan("plan.yaml", []byte("name: real\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: auto, warmup_max: 30s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog, plan.MachineOf(2))
 	if err != nil {
 		t.Fatal(err)
 	}

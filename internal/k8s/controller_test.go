@@ -330,7 +330,7 @@ func TestControllerRun(t *testing.T) {
 			done: func(int) bool { return true }, cancel: true, want: []string{"context canceled"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := plan.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: auto, warmup_max: 30s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog)
+			p, err := plan.ParsePlan("plan.yaml", []byte("name: fake\nimplementations: [go-stdlib]\nworkloads: [bank]\nload: {model: open, levels: [400], duration: 1s, warmup: auto, warmup_max: 30s}\nreplicas: [2]\ngenerator: {pods: 2}\n"), catalog, plan.MachineOf(2))
 			if err != nil {
 				t.Fatal(err)
 			}

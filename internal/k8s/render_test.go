@@ -33,7 +33,7 @@ var start = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
 func loadPlan(t *testing.T, file string) *plan.Plan {
 	t.Helper()
-	p, err := plan.LoadPlan(file, catalog)
+	p, err := plan.LoadPlan(file, catalog, plan.MachineOf(2))
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
@@ -193,7 +193,7 @@ func TestSizing(t *testing.T) {
 		{"closed model keeps pods", "load: {model: closed, levels: [100], duration: 5s}\ngenerator: {pods: 3}\n", 3, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := plan.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\n"+tc.yaml), catalog)
+			p, err := plan.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\n"+tc.yaml), catalog, plan.MachineOf(2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func TestSizing(t *testing.T) {
 }
 
 func TestClosedLevelBelowPods(t *testing.T) {
-	p, err := plan.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [2, 10]}\ngenerator: {pods: 4}\n"), catalog)
+	p, err := plan.ParsePlan("plan.yaml", []byte("name: s\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [2, 10]}\ngenerator: {pods: 4}\n"), catalog, plan.MachineOf(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestDNSLabel(t *testing.T) {
 // TestRenderRefusesCores: a plan's cores pin local arms to CPUs; pods
 // have none to pin, so Render says to scale with replicas.
 func TestRenderRefusesCores(t *testing.T) {
-	p, err := plan.ParsePlan("cores.yaml", []byte("name: c\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\nreplicas: [1]\n"), catalog)
+	p, err := plan.ParsePlan("cores.yaml", []byte("name: c\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\nreplicas: [1]\n"), catalog, plan.MachineOf(2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/design"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
@@ -161,9 +162,9 @@ func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, 
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
 	out := design.Measured{At: time.Now().UTC(), StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}
-	all0, per0, perr := readProcStat()
+	st0, perr := machine.ReadStat()
 	res, err := a.Attack(ctx, sc, m)
-	all1, per1, perr1 := readProcStat()
+	st1, perr1 := machine.ReadStat()
 	after, serr := smp.Sample(ctx)
 	if err != nil {
 		return out, err
@@ -172,14 +173,14 @@ func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, 
 	if serr == nil {
 		out.ServiceCPU, out.RSSBytes, out.Sampled = after.CPUPercent, int64(after.RSSBytes), true
 	}
-	if perr == nil && perr1 == nil && all1.total > all0.total {
-		out.StealPercent = 100 * float64(all1.steal-all0.steal) / float64(all1.total-all0.total)
+	if perr == nil && perr1 == nil {
+		out.StealPercent = machine.StealPercent(st0, st1)
 		if serr == nil {
-			out.OtherServiceCPU = max(0, busyPercent(per0, per1, l.cpus)-after.CPUPercent)
+			out.OtherServiceCPU = max(0, machine.BusyPercent(st0, st1, l.cpus)-after.CPUPercent)
 		}
 		if s := res.Summary; s.DurationSeconds > 0 {
 			own := 100 * s.BusyCPUSeconds() / s.DurationSeconds
-			out.OtherGeneratorCPU = max(0, busyPercent(per0, per1, cpuSet(l.x.plan.Placement.GeneratorCPUs))-own)
+			out.OtherGeneratorCPU = max(0, machine.BusyPercent(st0, st1, cpuSet(l.x.plan.Placement.GeneratorCPUs))-own)
 		}
 	}
 	return out, nil

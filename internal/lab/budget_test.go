@@ -39,7 +39,7 @@ func TestCheckConnections(t *testing.T) {
 		// No database: nothing to check.
 		{"string", "implementations: [go-stdlib]\nworkloads: [string]\nenv: {DB_POOL_SIZE: \"500\"}\n", ""},
 	} {
-		p, err := plan.ParsePlan(tt.name+".yaml", []byte("name: "+tt.name+"\nload: {levels: [10]}\n"+tt.yaml), catalog)
+		p, err := plan.ParsePlan(tt.name+".yaml", []byte("name: "+tt.name+"\nload: {levels: [10]}\n"+tt.yaml), catalog, thisMachine())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -74,7 +74,7 @@ func TestConnectionsAlive(t *testing.T) {
 		{"node workers", "implementations:\n  - go-stdlib\n  - {service: node-http, env: {WORKERS: \"4\"}}\n  - {service: python-fastapi, env: {WORKERS: \"4\"}}\n", 20 + 4*20 + 20 + stack.HarnessConnections},
 		{"a/a", "implementations: [go-stdlib]\naa: true\n", 2*20 + stack.HarnessConnections},
 	} {
-		p, err := plan.ParsePlan(tt.name+".yaml", []byte("name: n\nworkloads: [bank]\nload: {levels: [10]}\n"+tt.yaml), catalog)
+		p, err := plan.ParsePlan(tt.name+".yaml", []byte("name: n\nworkloads: [bank]\nload: {levels: [10]}\n"+tt.yaml), catalog, thisMachine())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

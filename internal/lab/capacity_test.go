@@ -24,7 +24,7 @@ func TestRunCapacity(t *testing.T) {
 		t.Skip("builds go-stdlib and searches its capacity")
 	}
 	dir, rec, c := runCapacityPlan(t, "plans/smoke-capacity.yaml", func(root string, catalog plan.Catalog) (*plan.Plan, error) {
-		return plan.LoadPlan(filepath.Join(root, "plans", "smoke-capacity.yaml"), catalog)
+		return plan.LoadPlan(filepath.Join(root, "plans", "smoke-capacity.yaml"), catalog, thisMachine())
 	})
 	if len(rec.Services) != 2 {
 		t.Fatalf("%d service records, want one per start", len(rec.Services))
@@ -179,7 +179,7 @@ func TestRunCapacityUsers(t *testing.T) {
 		t.Skip("builds go-stdlib and searches its capacity")
 	}
 	dir, _, c := runCapacityPlan(t, "smoke-capacity-users.yaml", func(_ string, catalog plan.Catalog) (*plan.Plan, error) {
-		return plan.ParsePlan("smoke-capacity-users.yaml", []byte(smokeCapacityUsers), catalog)
+		return plan.ParsePlan("smoke-capacity-users.yaml", []byte(smokeCapacityUsers), catalog, thisMachine())
 	})
 	if c.Unit != results.UnitUsers || c.Arm != "go-stdlib" || c.Objective != "p90 ≤ 20ms, errors ≤ 1%" {
 		t.Errorf("capacity of %s at %q in %q, want go-stdlib's in users", c.Arm, c.Objective, c.Unit)

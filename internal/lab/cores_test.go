@@ -18,7 +18,7 @@ func coresPlan(t *testing.T, ms []*service.Manifest, text string, cores ...int) 
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
 	}
-	p, err := plan.ParsePlan("cores.yaml", []byte(text+"cores: [1]\n"), catalog)
+	p, err := plan.ParsePlan("cores.yaml", []byte(text+"cores: [1]\n"), catalog, thisMachine())
 	if err != nil {
 		t.Skipf("cores: [1] does not fit here: %v", err)
 	}

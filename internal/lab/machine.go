@@ -1,8 +1,6 @@
 package lab
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,33 +10,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/machine"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 )
+
+// thisMachine is the machine a plan runs on here, for plan.ParsePlan: the
+// CPUs the process could run on at its start.
+func thisMachine() plan.Machine { return plan.Machine{CPUs: machine.CPUs()} }
 
 // DescribeMachine reads the machine's facts and tool versions; root is the
 // project folder (for its git commit).
 func DescribeMachine(root string) results.Machine {
 	m := results.Machine{CPUs: runtime.NumCPU(), Versions: map[string]string{}}
 	m.Hostname, _ = os.Hostname()
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPUModel = strings.TrimSpace(v)
-				break
-			}
-		}
+	if info, err := machine.ReadCPUInfo(); err == nil {
+		m.CPUModel = info.Model
 	}
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var kb int64
-			if n, _ := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); n == 1 {
-				m.MemoryBytes = kb * 1024
-			}
-		}
-		f.Close()
-	}
+	m.MemoryBytes, _ = machine.MemTotal()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}

@@ -150,7 +150,7 @@ func (x *execution) sayCores() {
 		return
 	}
 	x.Say("cores %s: each arm's service on CPUs 0..n-1 (%s at %d), generator on CPUs %s, databases on CPUs %s",
-		plan.CoresLabel(p.Cores), plan.CoreCPUs(slices.Max(p.Cores)), slices.Max(p.Cores), p.Placement.GeneratorCPUs, p.Placement.DatabaseCPUs)
+		plan.CoresLabel(p.Cores), p.CoreCPUs(slices.Max(p.Cores)), slices.Max(p.Cores), p.Placement.GeneratorCPUs, p.Placement.DatabaseCPUs)
 	for _, n := range cp.Notes {
 		x.Warn("%s", n)
 	}

@@ -44,7 +44,7 @@ func catalogOf(t *testing.T, root string) plan.Catalog {
 
 func parseTestPlan(t *testing.T, cat plan.Catalog, text string) *plan.Plan {
 	t.Helper()
-	p, err := plan.ParsePlan("test.yaml", []byte(text), cat)
+	p, err := plan.ParsePlan("test.yaml", []byte(text), cat, thisMachine())
 	if err != nil {
 		t.Fatal(err)
 	}

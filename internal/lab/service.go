@@ -114,7 +114,7 @@ func (x *execution) bringUp(ctx context.Context, s schedule.Start, restart bool)
 	// an arm of a plan's cores is pinned to CPUs 0..n-1, with no quota.
 	cpus, quota := p.Placement.ServiceCPUs, p.Limits.CPU
 	if im.Cores > 0 {
-		cpus, quota = plan.CoreCPUs(im.Cores), 0
+		cpus, quota = p.CoreCPUs(im.Cores), 0
 	}
 	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: cpus, CPUQuota: quota, MemoryBytes: int64(p.Limits.Memory)})
 	l.cpus = cpuSet(cpus)

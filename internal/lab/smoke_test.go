@@ -24,7 +24,7 @@ func TestSmokePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.LoadPlan(filepath.Join(root, "plans", "smoke.yaml"), catalogOf(t, root))
+	p, err := plan.LoadPlan(filepath.Join(root, "plans", "smoke.yaml"), catalogOf(t, root), thisMachine())
 	if err != nil {
 		t.Fatal(err)
 	}

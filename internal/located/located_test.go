@@ -58,3 +58,26 @@ func TestErrorFormat(t *testing.T) {
 		t.Errorf("Sort: got %v", l)
 	}
 }
+
+func TestClosest(t *testing.T) {
+	fields := []string{"name", "steps", "think_time", "workloads"}
+	for _, tt := range []struct {
+		s, want string
+	}{
+		{"nmae", "name"},             // a swap: two edits
+		{"Steps", "steps"},           // case does not count
+		{"think-time", "think_time"}, // one edit
+		{"workload", "workloads"},    // one missing letter
+		{"wrkloadz", "workloads"},    // three edits of nine letters: len/3
+		{"xyz", ""},                  // nothing near
+		{"", ""},                     // nothing typed
+	} {
+		if got := Closest(tt.s, fields); got != tt.want {
+			t.Errorf("Closest(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+	// Runes, not bytes: one edit in a name with an accent.
+	if got := editDistance("café", "cafe"); got != 1 {
+		t.Errorf("editDistance(café, cafe) = %d, want 1", got)
+	}
+}

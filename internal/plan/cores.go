@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,18 +20,25 @@ import (
 // lateness stays far below a service's latency.
 const GeneratorPerServiceCPU = 2
 
-// CoreCPUs is the service's CPU list at n cores: CPUs 0..n-1 ("0",
-// "0-3").
-func CoreCPUs(n int) string {
-	if n <= 1 {
-		return "0"
+// CoreCPUs is the service's CPU list at n cores: the machine's first n
+// CPUs ("0", "0-3"; "2-3" for 2 cores under taskset -c 2-5). On a
+// machine of fewer than n CPUs, which validation refuses, it is 0..n-1.
+func (m Machine) CoreCPUs(n int) string {
+	n = max(n, 1)
+	if n > len(m.CPUs) {
+		return cpulist.Format(MachineOf(n).CPUs)
 	}
-	return fmt.Sprintf("0-%d", n-1)
+	return m.span(0, n-1)
 }
 
+// CoreCPUs is the service's CPU list at n cores on the plan's machine
+// (Machine.CoreCPUs).
+func (p *Plan) CoreCPUs(n int) string { return p.machine.CoreCPUs(n) }
+
 // CoresPlacement is the placement a plan's cores get on a machine: the
-// service on CPUs 0..M-1 for the largest count M (each arm on its own
-// 0..n-1), the generator on the next CPUs, the databases on the last.
+// service on the machine's first M CPUs for the largest count M (each
+// arm on its own first n), the generator on the next CPUs, the databases
+// on the last.
 type CoresPlacement struct {
 	Placement
 	// Generator and Database are how many CPUs each got; Database is 0
@@ -56,7 +62,7 @@ func (e *CoresError) Error() string {
 	if e.Database {
 		db = fmt.Sprintf(", and %d database CPUs apart from both", databaseWant(e.Cores))
 	}
-	return fmt.Sprintf("cores %d needs %d service + %d generator CPUs at least (%d generator CPUs keep the generator under half of them%s); this machine has %d",
+	return fmt.Sprintf("cores %d needs %d service + %d generator CPUs at least (%d generator CPUs keep the generator under half of them%s); the machine has %d",
 		e.Cores, e.Cores, e.Cores, want, db, e.MachineCPUs)
 }
 
@@ -66,17 +72,17 @@ func (e *CoresError) Error() string {
 // service's, so a database short of CPUs shows there.
 func databaseWant(m int) int { return max(1, m/2) }
 
-// PlaceCores derives the placement of a plan with cores on a machine of
-// machineCPUs CPUs; database is whether the plan's workloads start a
-// database. The service takes CPUs 0..M-1 for the largest count M. The
+// PlaceCores derives the placement of a plan with cores on machine m;
+// database is whether the plan's workloads start a database. The service
+// takes the machine's first M CPUs for the largest count M. The
 // generator needs at least M CPUs (fewer, and the fastest stack would
 // measure the generator) and wants GeneratorPerServiceCPU×M; it gets them
 // first. The databases then get databaseWant(M) CPUs apart where the
 // machine allows, else they share the generator's; CPUs left over go to
 // the generator. It refuses (a *CoresError) when the machine has fewer
 // than 2M CPUs.
-func PlaceCores(cores []int, machineCPUs int, database bool) (CoresPlacement, error) {
-	m := slices.Max(cores)
+func PlaceCores(cores []int, machine Machine, database bool) (CoresPlacement, error) {
+	m, machineCPUs := slices.Max(cores), len(machine.CPUs)
 	if machineCPUs < 2*m {
 		return CoresPlacement{}, &CoresError{Cores: m, MachineCPUs: machineCPUs, Database: database}
 	}
@@ -89,11 +95,11 @@ func PlaceCores(cores []int, machineCPUs int, database bool) (CoresPlacement, er
 	}
 	gen = machineCPUs - m - db // what is left over goes to the generator
 	cp := CoresPlacement{Generator: gen, Database: db}
-	cp.ServiceCPUs = CoreCPUs(m)
-	cp.GeneratorCPUs = span(m, m+gen-1)
+	cp.ServiceCPUs = machine.CoreCPUs(m)
+	cp.GeneratorCPUs = machine.span(m, m+gen-1)
 	cp.DatabaseCPUs = cp.GeneratorCPUs
 	if db > 0 {
-		cp.DatabaseCPUs = span(m+gen, machineCPUs-1)
+		cp.DatabaseCPUs = machine.span(m+gen, machineCPUs-1)
 	}
 	if want := GeneratorPerServiceCPU * m; gen < want {
 		cp.Notes = append(cp.Notes, fmt.Sprintf("the generator has %d CPUs (%s), fewer than the %d that keep it under half of them at the fastest stacks' rates; its CPU is recorded with every round", gen, cp.GeneratorCPUs, want))
@@ -102,14 +108,6 @@ func PlaceCores(cores []int, machineCPUs int, database bool) (CoresPlacement, er
 		cp.Notes = append(cp.Notes, fmt.Sprintf("the databases share the generator's CPUs (%s): this machine has none left for them apart", cp.GeneratorCPUs))
 	}
 	return cp, nil
-}
-
-// span is the CPU list lo..hi.
-func span(lo, hi int) string {
-	if lo == hi {
-		return fmt.Sprint(lo)
-	}
-	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
 // CoresLabel writes core counts as the plan does: "1, 2, 4".
@@ -121,11 +119,11 @@ func CoresLabel(cores []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// PlaceCores is the placement of the plan's cores on this machine
-// (PlaceCores of its CPUs, with a database when a workload needs one).
+// PlaceCores is the placement of the plan's cores on its machine
+// (PlaceCores, with a database when a workload needs one).
 func (p *Plan) PlaceCores() (CoresPlacement, error) {
 	db := slices.ContainsFunc(p.Workloads, func(w Workload) bool { return workloads.Database(w.Name) != workloads.NoDatabase })
-	return PlaceCores(p.Cores, runtime.NumCPU(), db)
+	return PlaceCores(p.Cores, p.machine, db)
 }
 
 // applyCores sets the placement a plan with cores runs with: the service
@@ -170,7 +168,7 @@ func (p *Plan) validateCores(add func(path []string, hint, format string, args .
 		seen[n] = true
 	}
 	if p.has("placement", "service_cpus") {
-		add([]string{"placement", "service_cpus"}, "remove it: cores pins each arm to CPUs 0..n-1", "cores and placement.service_cpus exclude each other")
+		add([]string{"placement", "service_cpus"}, "remove it: cores pins each arm to the machine's first n CPUs", "cores and placement.service_cpus exclude each other")
 	}
 	if p.has("limits", "cpu") {
 		add([]string{"limits", "cpu"}, "remove it: cores gives each arm n whole CPUs, pinned, with no quota", "cores and limits.cpu exclude each other")
@@ -179,18 +177,19 @@ func (p *Plan) validateCores(add func(path []string, hint, format string, args .
 		return
 	}
 	if _, err := p.PlaceCores(); err != nil {
-		add([]string{"cores"}, fmt.Sprintf("on this machine cores up to %d fit; the placement rule is in plans/README.md", runtime.NumCPU()/2), "%v", err)
+		add([]string{"cores"}, fmt.Sprintf("on a machine of %d CPUs (%s) cores up to %d fit; the placement rule is in plans/README.md", len(p.machine.CPUs), p.machine, len(p.machine.CPUs)/2), "%v", err)
 		return
 	}
 	m := slices.Max(p.Cores)
+	service := p.machine.CPUs[:m]
 	for _, f := range []struct{ name, v string }{{"generator_cpus", p.Placement.GeneratorCPUs}, {"database_cpus", p.Placement.DatabaseCPUs}} {
 		if !p.has("placement", f.name) {
 			continue
 		}
 		cpus, _ := cpulist.Parse(f.v)
 		for _, c := range cpus {
-			if c < m {
-				add([]string{"placement", f.name}, fmt.Sprintf("CPUs from %d up: cores %d takes CPUs %s", m, m, CoreCPUs(m)), "CPU %d is a service CPU at cores %d", c, m)
+			if slices.Contains(service, c) {
+				add([]string{"placement", f.name}, fmt.Sprintf("other CPUs than %s: cores %d takes them", p.machine.CoreCPUs(m), m), "CPU %d is a service CPU at cores %d", c, m)
 				break
 			}
 		}

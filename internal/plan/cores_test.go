@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -47,7 +46,7 @@ func TestPlaceCores(t *testing.T) {
 		// 64 CPUs, cores 32: the minimum generator, databases sharing.
 		{"64 CPUs, cores 32, bank", []int{8, 32}, 64, true, Placement{"0-31", "32-63", "32-63"}, 32, 0, 2},
 	} {
-		cp, err := PlaceCores(tt.cores, tt.cpus, tt.database)
+		cp, err := PlaceCores(tt.cores, MachineOf(tt.cpus), tt.database)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -68,15 +67,15 @@ func TestPlaceCoresRefuses(t *testing.T) {
 		want     string
 	}{
 		// This machine cannot give cores 2 a generator of two CPUs.
-		{"2 CPUs, cores 2", []int{1, 2}, 2, true, "cores 2 needs 2 service + 2 generator CPUs at least (4 generator CPUs keep the generator under half of them, and 1 database CPUs apart from both); this machine has 2"},
+		{"2 CPUs, cores 2", []int{1, 2}, 2, true, "cores 2 needs 2 service + 2 generator CPUs at least (4 generator CPUs keep the generator under half of them, and 1 database CPUs apart from both); the machine has 2"},
 		// Nor cores 4, on string: no database in the message.
-		{"2 CPUs, cores 4", []int{4}, 2, false, "cores 4 needs 4 service + 4 generator CPUs at least (8 generator CPUs keep the generator under half of them); this machine has 2"},
+		{"2 CPUs, cores 4", []int{4}, 2, false, "cores 4 needs 4 service + 4 generator CPUs at least (8 generator CPUs keep the generator under half of them); the machine has 2"},
 		// The device machine stops at 8.
-		{"16 CPUs, cores 16", []int{1, 16}, 16, true, "cores 16 needs 16 service + 16 generator CPUs at least (32 generator CPUs keep the generator under half of them, and 8 database CPUs apart from both); this machine has 16"},
+		{"16 CPUs, cores 16", []int{1, 16}, 16, true, "cores 16 needs 16 service + 16 generator CPUs at least (32 generator CPUs keep the generator under half of them, and 8 database CPUs apart from both); the machine has 16"},
 		// One odd CPU short.
 		{"7 CPUs, cores 4", []int{4}, 7, false, "cores 4 needs 4 service + 4 generator CPUs at least"},
 	} {
-		_, err := PlaceCores(tt.cores, tt.cpus, tt.database)
+		_, err := PlaceCores(tt.cores, MachineOf(tt.cpus), tt.database)
 		var ce *CoresError
 		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
@@ -86,17 +85,38 @@ func TestPlaceCoresRefuses(t *testing.T) {
 
 func TestCoreCPUs(t *testing.T) {
 	for n, want := range map[int]string{1: "0", 2: "0-1", 8: "0-7"} {
-		if got := CoreCPUs(n); got != want {
+		if got := MachineOf(16).CoreCPUs(n); got != want {
 			t.Errorf("CoreCPUs(%d) = %q, want %q", n, got, want)
 		}
+	}
+	// Under taskset -c 2-5 the first CPUs are 2 and 3.
+	if got := (Machine{CPUs: []int{2, 3, 4, 5}}).CoreCPUs(2); got != "2-3" {
+		t.Errorf("CoreCPUs(2) on CPUs 2-5 = %q, want 2-3", got)
+	}
+}
+
+// TestPlaceCoresOnSomeCPUs: a lab started under taskset -c 2-5 places
+// everything on CPUs 2-5, never on 0 or 1.
+func TestPlaceCoresOnSomeCPUs(t *testing.T) {
+	cp, err := PlaceCores([]int{1}, Machine{CPUs: []int{2, 3, 4, 5}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Placement{"2", "3-4", "5"}); cp.Placement != want {
+		t.Errorf("placement %+v, want %+v", cp.Placement, want)
+	}
+	// CPUs apart: the generator's two are not a range.
+	cp, err = PlaceCores([]int{1}, Machine{CPUs: []int{0, 2, 4}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Placement{"0", "2,4", "2,4"}); cp.Placement != want {
+		t.Errorf("placement %+v, want %+v", cp.Placement, want)
 	}
 }
 
 func TestCoresArms(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Skip("cores: [1] needs two CPUs")
-	}
-	p, err := ParsePlan("c.yaml", []byte("name: c\nimplementations: [go-stdlib, java-spring]\nworkloads: [string]\nload: {levels: [50]}\ncores: [1]\naa: true\n"), testCatalog)
+	p, err := ParsePlan("c.yaml", []byte("name: c\nimplementations: [go-stdlib, java-spring]\nworkloads: [string]\nload: {levels: [50]}\ncores: [1]\naa: true\n"), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,11 +168,10 @@ func TestCoresErrors(t *testing.T) {
 		// A generator CPU among the service's.
 		{"generator on a service CPU", head + "cores: [1]\nplacement: {generator_cpus: \"0\"}\n",
 			[]string{"6: placement.generator_cpus: CPU 0 is a service CPU at cores 1"}},
+		// Cores 2 on this two-CPU machine: refused, saying what fits.
+		{"too many here", head + "cores: [2]\n", []string{"5: cores: cores 2 needs 2 service + 2 generator CPUs at least"}},
 	} {
-		if runtime.NumCPU() < 2 {
-			t.Skip("cores: [1] needs two CPUs")
-		}
-		_, err := ParsePlan("p.yaml", []byte(tt.plan), testCatalog)
+		_, err := ParsePlan("p.yaml", []byte(tt.plan), testCatalog, testMachine)
 		var list ErrorList
 		if !errors.As(err, &list) {
 			t.Errorf("%s: err = %v, want an ErrorList", tt.name, err)

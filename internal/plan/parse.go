@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,23 +28,25 @@ type ErrorList = located.List
 // also by that folder, absolute.
 type Catalog map[string][]string
 
-// LoadPlan reads, resolves and validates a plan file against catalog.
-func LoadPlan(path string, catalog Catalog) (*Plan, error) {
+// LoadPlan reads, resolves and validates a plan file against catalog,
+// for machine m.
+func LoadPlan(path string, catalog Catalog, m Machine) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParsePlan(path, data, catalog)
+	return ParsePlan(path, data, catalog, m)
 }
 
 // ParsePlan parses plan text read from file, applies defaults and
-// validates it, returning every problem at once.
-func ParsePlan(file string, data []byte, catalog Catalog) (*Plan, error) {
+// validates it against catalog and machine m (its placement is m's),
+// returning every problem at once.
+func ParsePlan(file string, data []byte, catalog Catalog, m Machine) (*Plan, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, located.FromYAML(file, err)
 	}
-	p := &Plan{File: file, root: &root}
+	p := &Plan{File: file, root: &root, machine: m}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	// "auto" is a value of trials and load.warmup that their types do not
@@ -205,12 +206,9 @@ func (p *Plan) applyDefaults() {
 	// generator is reported rather than silently skewing the result.
 	if len(p.Cores) > 0 {
 		p.applyCores()
-	} else if !p.has("placement") && runtime.NumCPU() >= 2 {
-		rest := "1"
-		if n := runtime.NumCPU(); n > 2 {
-			rest = fmt.Sprintf("1-%d", n-1)
-		}
-		p.Placement = Placement{ServiceCPUs: "0", GeneratorCPUs: rest, DatabaseCPUs: rest}
+	} else if cpus := p.machine.CPUs; !p.has("placement") && len(cpus) >= 2 {
+		rest := p.machine.span(1, len(cpus)-1)
+		p.Placement = Placement{ServiceCPUs: p.machine.span(0, 0), GeneratorCPUs: rest, DatabaseCPUs: rest}
 	}
 	p.applyCapacityDefaults()
 	// Last: whether the plan interleaves depends on the defaults above.

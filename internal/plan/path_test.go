@@ -19,7 +19,7 @@ func TestParsePlanPath(t *testing.T) {
 	}
 	const file = "/plans/p.yaml"
 	text := "name: p\nimplementations:\n  - go-stdlib\n  - path: ../ours/our-service\n    variant: v\nworkloads: [string]\nload: {levels: [1]}\n"
-	p, err := ParsePlan(file, []byte(text), catalog)
+	p, err := ParsePlan(file, []byte(text), catalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestParsePlanPath(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "name: p\nimplementations:\n  - go-stdlib\n" + tc.impl + "workloads: [" + tc.work + "]\nload: {levels: [1]}\n"
-			_, err := ParsePlan(file, []byte(text), catalog)
+			_, err := ParsePlan(file, []byte(text), catalog, testMachine)
 			var list ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("err = %v, want an ErrorList", err)

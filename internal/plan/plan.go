@@ -77,7 +77,8 @@ type Plan struct {
 	Limits    Limits            `yaml:"limits" json:"limits"`
 	// Cores are the service's CPU counts, a dimension of the results:
 	// each implementation runs at each count as its own arm
-	// ("go-stdlib@2"), pinned to CPUs 0..n-1, its concurrency set from its
+	// ("go-stdlib@2"), pinned to the machine's first n CPUs (CPUs 0..n-1
+	// unless the process was started on others), its concurrency set from its
 	// manifest's cores knob. The rest of the placement is derived from
 	// the machine's CPUs (PlaceCores). Cores replace
 	// placement.service_cpus and limits.cpu, which a plan with cores may
@@ -120,7 +121,12 @@ type Plan struct {
 	// trialsSet is whether the plan names its trials.
 	trialsSet bool
 	root      *yaml.Node
+	// machine is the machine the plan was resolved for (ParsePlan).
+	machine Machine
 }
+
+// Machine is the machine the plan was resolved and validated for.
+func (p *Plan) Machine() Machine { return p.machine }
 
 // PublishedMetrics are the metrics a published figure may be compared on
 // (the report's metric keys), and whether more is better.

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// testMachine is the machine plans are checked for in these tests, two
+// CPUs whichever machine runs them.
+var testMachine = MachineOf(2)
+
 var testCatalog = Catalog{
 	"go-stdlib":   {"string", "bank", "users", "sku"},
 	"java-spring": {"string", "bank", "users", "sku"},
@@ -28,7 +32,7 @@ load:
 `
 
 func TestParsePlanDefaults(t *testing.T) {
-	p, err := ParsePlan("good.yaml", []byte(goodPlan), testCatalog)
+	p, err := ParsePlan("good.yaml", []byte(goodPlan), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +92,7 @@ func TestInterleaved(t *testing.T) {
 		if strings.HasPrefix(tc.extra, "load:") {
 			text = strings.Replace(base, "load: {levels: [10]}\n", "", 1) + tc.extra
 		}
-		p, err := ParsePlan("t.yaml", []byte(text), testCatalog)
+		p, err := ParsePlan("t.yaml", []byte(text), testCatalog, testMachine)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -100,14 +104,14 @@ func TestInterleaved(t *testing.T) {
 			t.Errorf("%s: sequential without a reason", tc.name)
 		}
 	}
-	p, err := ParsePlan("t.yaml", []byte(base+"precision: 2%\naa: true\n"), testCatalog)
+	p, err := ParsePlan("t.yaml", []byte(base+"precision: 2%\naa: true\n"), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if float64(p.Rounds.Precision) != 0.02 || p.Arms()[2].ID() != "go-stdlib+aa" {
 		t.Errorf("precision %v, A/A arm %s", p.Rounds.Precision, p.Arms()[2].ID())
 	}
-	_, err = ParsePlan("t.yaml", []byte(base+"precision: lots\nround: 100ms\n"), testCatalog)
+	_, err = ParsePlan("t.yaml", []byte(base+"precision: lots\nround: 100ms\n"), testCatalog, testMachine)
 	if err == nil || !strings.Contains(err.Error(), "t.yaml:5: \"lots\" is not a percentage") || !strings.Contains(err.Error(), "t.yaml:6: round") {
 		t.Errorf("bad precision and round: %v", err)
 	}
@@ -181,7 +185,7 @@ database:
 			// Placement must name CPUs that exist.
 			name: "placement",
 			plan: "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [1]}\nplacement:\n  service_cpus: \"0-999\"\n",
-			want: []string{"6: placement.service_cpus: CPU 999 does not exist"},
+			want: []string{"6: placement.service_cpus: CPUs 2-999 do not exist (hint: the machine has CPUs 0-1)"},
 		},
 		{
 			// A threshold attack --fail-if would refuse is refused with its line.
@@ -221,7 +225,7 @@ database:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParsePlan("p.yaml", []byte(tc.plan), testCatalog)
+			_, err := ParsePlan("p.yaml", []byte(tc.plan), testCatalog, testMachine)
 			var list ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("err = %v, want an ErrorList", err)
@@ -240,7 +244,7 @@ database:
 }
 
 func TestParsePlanFaults(t *testing.T) {
-	p, err := ParsePlan("p.yaml", []byte(goodPlan+"faults: {per_fault: 90s}\n"), testCatalog)
+	p, err := ParsePlan("p.yaml", []byte(goodPlan+"faults: {per_fault: 90s}\n"), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,13 +253,13 @@ func TestParsePlanFaults(t *testing.T) {
 		time.Duration(f.PerFault) != 90*time.Second || time.Duration(f.Pause) != DefaultFaultPause {
 		t.Errorf("faults = %+v, want every fault, %d workers, 90s, pause %v", f, DefaultFaultWorkers, DefaultFaultPause)
 	}
-	if p, _ := ParsePlan("p.yaml", []byte(goodPlan), testCatalog); p.Faults != nil {
+	if p, _ := ParsePlan("p.yaml", []byte(goodPlan), testCatalog, testMachine); p.Faults != nil {
 		t.Errorf("a plan without faults: %+v", p.Faults)
 	}
 }
 
 func TestParsePlanFailIf(t *testing.T) {
-	p, err := ParsePlan("p.yaml", []byte(goodPlan+"fail_if: [\"p99>200ms\", \"errors>1%\"]\n"), testCatalog)
+	p, err := ParsePlan("p.yaml", []byte(goodPlan+"fail_if: [\"p99>200ms\", \"errors>1%\"]\n"), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +273,7 @@ func TestParsePlanFailIf(t *testing.T) {
 // warm-up is off.
 func TestParsePlanIterations(t *testing.T) {
 	src := "name: x\nimplementations: [go-stdlib]\nworkloads: [string]\nload:\n  levels: [100]\n  iterations: 10000\n  warmup_requests: 1000\n"
-	p, err := ParsePlan("p.yaml", []byte(src), testCatalog)
+	p, err := ParsePlan("p.yaml", []byte(src), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +324,7 @@ func TestParsePlanAuto(t *testing.T) {
 		{"cap below the window", "load:\n  levels: [1]\n  warmup_max: 2s\n", true, false, 1, "a.yaml:6"},           // the rule needs 10 s
 	}
 	for _, tt := range tests {
-		p, err := ParsePlan("a.yaml", []byte(base+tt.yaml), testCatalog)
+		p, err := ParsePlan("a.yaml", []byte(base+tt.yaml), testCatalog, testMachine)
 		if tt.errLine != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.errLine) {
 				t.Errorf("%s: error %v, want one at %s", tt.name, err, tt.errLine)
@@ -361,7 +365,7 @@ load:
   levels: [10]
   warmup: 5s
 `
-	p, err := ParsePlan("w.yaml", []byte(src), testCatalog)
+	p, err := ParsePlan("w.yaml", []byte(src), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +406,7 @@ func TestParsePlanVariantWarmupErrors(t *testing.T) {
 		{"unknown key", "    warmpu: 5s\n", "7: implementations.0.warmpu: unknown field"},
 	}
 	for _, tc := range tests {
-		_, err := ParsePlan("w.yaml", []byte(base+tc.yaml), testCatalog)
+		_, err := ParsePlan("w.yaml", []byte(base+tc.yaml), testCatalog, testMachine)
 		var list ErrorList
 		if !errors.As(err, &list) || len(list) != 1 {
 			t.Errorf("%s: err = %v, want one problem", tc.name, err)
@@ -418,7 +422,7 @@ func TestParsePlanVariantWarmupErrors(t *testing.T) {
 // database setting with its label; a single value is none.
 func TestParsePlanDatabaseDimension(t *testing.T) {
 	base := "name: d\nimplementations: [go-stdlib]\nworkloads: [sku, string]\nload: {levels: [10]}\n"
-	p, err := ParsePlan("d.yaml", []byte(base+"database:\n  sku_index: [false, true]\npublished:\n  - {source: s, level: 10, metric: throughput, sku_index: false, figures: {go-stdlib: 1, go-stdlib+x: 2}}\n"), Catalog{"go-stdlib": {"sku", "string"}})
+	p, err := ParsePlan("d.yaml", []byte(base+"database:\n  sku_index: [false, true]\npublished:\n  - {source: s, level: 10, metric: throughput, sku_index: false, figures: {go-stdlib: 1, go-stdlib+x: 2}}\n"), Catalog{"go-stdlib": {"sku", "string"}}, testMachine)
 	if err == nil || !strings.Contains(err.Error(), "go-stdlib+x") {
 		t.Fatalf("err = %v, want only the unknown figure", err)
 	}
@@ -435,7 +439,7 @@ func TestParsePlanDatabaseDimension(t *testing.T) {
 	if p.Published[0].Database != "sku_index=false" {
 		t.Errorf("published database = %q, want sku_index=false", p.Published[0].Database)
 	}
-	one, err := ParsePlan("d.yaml", []byte(base+"database:\n  sku_index: false\n"), Catalog{"go-stdlib": {"sku", "string"}})
+	one, err := ParsePlan("d.yaml", []byte(base+"database:\n  sku_index: false\n"), Catalog{"go-stdlib": {"sku", "string"}}, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +460,7 @@ func TestParsePlanDatabaseDimension(t *testing.T) {
 			[]string{"8: published.0: the plan's database dimension needs sku_index", "8: published.0.figures"}},
 	}
 	for _, tc := range errTests {
-		_, err := ParsePlan("d.yaml", []byte(base+tc.yaml), Catalog{"go-stdlib": {"sku", "string"}})
+		_, err := ParsePlan("d.yaml", []byte(base+tc.yaml), Catalog{"go-stdlib": {"sku", "string"}}, testMachine)
 		var list ErrorList
 		if !errors.As(err, &list) || len(list) != len(tc.want) {
 			t.Errorf("%s: err = %v, want %d problems", tc.name, err, len(tc.want))
@@ -469,7 +473,7 @@ func TestParsePlanDatabaseDimension(t *testing.T) {
 		}
 	}
 	// Without the sku workload the dimension changes nothing: refused.
-	_, err = ParsePlan("d.yaml", []byte("name: d\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\ndatabase:\n  sku_index: [false, true]\n"), testCatalog)
+	_, err = ParsePlan("d.yaml", []byte("name: d\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\ndatabase:\n  sku_index: [false, true]\n"), testCatalog, testMachine)
 	if err == nil || !strings.Contains(err.Error(), "6: database.sku_index: sku_index as a dimension needs the sku workload") {
 		t.Errorf("err = %v, want the dimension refused without sku", err)
 	}

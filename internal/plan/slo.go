@@ -366,7 +366,7 @@ func (p *Plan) validateCapacity(add func(path []string, hint, format string, arg
 	if c.StartRate < 0 {
 		add([]string{"capacity", "start_rate"}, "requests per second, or leave it out to derive it", "start_rate %g must not be negative", c.StartRate)
 	}
-	if c.Confirm < Duration(time.Second) || c.Confirm > Duration(10*time.Minute) {
+	if p.SLO != nil && (c.Confirm < Duration(time.Second) || c.Confirm > Duration(10*time.Minute)) {
 		add([]string{"capacity", "confirm"}, "e.g. confirm: 30s", "confirm must be between 1s and 10m, not %v", time.Duration(c.Confirm))
 	}
 	if c.ProbeMin < 0 || c.ProbeMax < 0 || c.ProbeMax < c.ProbeMin {

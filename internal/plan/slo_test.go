@@ -14,7 +14,7 @@ workloads: [string]
 `
 
 func TestParseSLO(t *testing.T) {
-	p, err := ParsePlan("c.yaml", []byte(capacityBase+"slo: {p99.9: 50ms, p99: 10ms, errors: 0.5%}\n"), testCatalog)
+	p, err := ParsePlan("c.yaml", []byte(capacityBase+"slo: {p99.9: 50ms, p99: 10ms, errors: 0.5%}\n"), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestParseSLO(t *testing.T) {
 		}
 	}
 	// Errors default to 0.1% when the objective names none.
-	p, err = ParsePlan("c.yaml", []byte(capacityBase+"slo: {p50: 2ms}\n"), testCatalog)
+	p, err = ParsePlan("c.yaml", []byte(capacityBase+"slo: {p50: 2ms}\n"), testCatalog, testMachine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestParseSLO(t *testing.T) {
 		t.Errorf("errors default %v, want %v", p.SLO.Errors, DefaultSLOErrors)
 	}
 	// One implementation is measured over two starts all the same.
-	p, err = ParsePlan("c.yaml", []byte("name: c\nimplementations: [go-stdlib]\nworkloads: [string]\nslo: {p99: 5ms}\n"), testCatalog)
+	p, err = ParsePlan("c.yaml", []byte("name: c\nimplementations: [go-stdlib]\nworkloads: [string]\nslo: {p99: 5ms}\n"), testCatalog, testMachine)
 	if err != nil || p.MinStarts() != 2 {
 		t.Errorf("one implementation: %v, %d starts; want 2", err, p.MinStarts())
 	}
@@ -142,7 +142,7 @@ func TestParseSLOErrors(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		_, err := ParsePlan("c.yaml", []byte(capacityBase+tc.text), testCatalog)
+		_, err := ParsePlan("c.yaml", []byte(capacityBase+tc.text), testCatalog, testMachine)
 		var list ErrorList
 		if !errors.As(err, &list) {
 			t.Errorf("%s: got %v, want located errors", tc.name, err)
@@ -176,7 +176,7 @@ func TestCapacityModel(t *testing.T) {
 		{"closed", "slo: {p99: 10ms}\nload: {model: closed, think_time: 10ms, levels: [20]}\n", "closed", "users"},
 	}
 	for _, tc := range tests {
-		p, err := ParsePlan("c.yaml", []byte(capacityBase+tc.text), testCatalog)
+		p, err := ParsePlan("c.yaml", []byte(capacityBase+tc.text), testCatalog, testMachine)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue

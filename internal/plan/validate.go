@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -161,12 +160,12 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		if f.v == "" {
 			continue
 		}
-		if err := cpulist.Check(f.v, runtime.NumCPU()); err != nil {
-			add([]string{"placement", f.name}, fmt.Sprintf("this machine has CPUs 0-%d", runtime.NumCPU()-1), "%v", err)
+		if err := cpulist.Check(f.v, p.machine.CPUs); err != nil {
+			add([]string{"placement", f.name}, fmt.Sprintf("the machine has CPUs %s", p.machine), "%v", err)
 		}
 	}
-	if p.Limits.CPU < 0 || p.Limits.CPU > float64(runtime.NumCPU()) {
-		add([]string{"limits", "cpu"}, fmt.Sprintf("between 0.01 and %d", runtime.NumCPU()), "cpu quota %v is out of range", p.Limits.CPU)
+	if n := len(p.machine.CPUs); p.Limits.CPU < 0 || p.Limits.CPU > float64(n) {
+		add([]string{"limits", "cpu"}, fmt.Sprintf("between 0.01 and %d, the machine's CPUs", n), "cpu quota %v is out of range", p.Limits.CPU)
 	}
 	for i, r := range p.Replicas {
 		if r < 1 || r > 10_000 {

@@ -268,7 +268,7 @@ func (u *user) check(st *step, resp *load.Response) error {
 			continue
 		}
 		if c.header != "" {
-			v, ok := headerValue(resp.RawHeader, c.header)
+			v, ok := resp.HeaderValue(c.header)
 			if !ok {
 				if c.setDefault(sl) {
 					continue
@@ -357,22 +357,4 @@ func statusError(want []int, resp *load.Response) error {
 		b.WriteString(strconv.Itoa(w))
 	}
 	return &load.CheckError{Reason: b.String()}
-}
-
-// headerValue finds header name in a raw header block without allocating.
-func headerValue(h []byte, name string) ([]byte, bool) {
-	for len(h) > 0 {
-		line := h
-		if i := bytes.IndexByte(h, '\n'); i >= 0 {
-			line, h = h[:i], h[i+1:]
-		} else {
-			h = nil
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 || !strings.EqualFold(bytesToString(bytes.TrimSpace(line[:colon])), name) {
-			continue
-		}
-		return bytes.TrimSpace(line[colon+1:]), true
-	}
-	return nil, false
 }

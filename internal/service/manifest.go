@@ -529,39 +529,11 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 	return m, nil
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest of known to s, or
-// a list of the known names when none is close.
+// suggest returns ` (did you mean "x"?)` for the closest of known to s
+// (located.Closest), or a list of the known names when none is close.
 func suggest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := distance(strings.ToLower(s), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
-		return fmt.Sprintf(" (did you mean %q?)", best)
+	if c := located.Closest(s, known); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
 	}
 	return fmt.Sprintf(" (known: %s)", strings.Join(known, ", "))
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
