@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/gin-gonic/gin"
 )
 
 // The bank statements, verbatim from workloads/bank/queries.sql.

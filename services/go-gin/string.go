@@ -5,9 +5,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/gin-gonic/gin"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
-	"github.com/gin-gonic/gin"
 )
 
 // registerString serves the string workload, which needs no database.

@@ -263,6 +263,15 @@ function asHttpError(err) {
 const NOT_CONFIGURED = new HttpError(503, 'database not configured');
 
 /**
+ * needsDatabase returns the middleware that answers 503 "database not
+ * configured" for every request of a workload whose pool is null, before
+ * its body is read.
+ */
+function needsDatabase(pool) {
+  return (req, res, next) => next(pool ? undefined : NOT_CONFIGURED);
+}
+
+/**
  * ping resolves when the pool answers SELECT 1 within PING_TIMEOUT_MS and
  * rejects otherwise.
  */
@@ -283,6 +292,7 @@ module.exports = {
   IDLE_CHECK_MS,
   QUERY_TIMEOUT_MS,
   NOT_CONFIGURED,
+  needsDatabase,
   createPgPool,
   createMysqlPool,
   isUnavailable,

@@ -15,6 +15,13 @@ const { skuRoutes } = require('./workloads/sku');
 /** DOT_SEGMENT matches a path with a "." or ".." segment. */
 const DOT_SEGMENT = /(^|\/)\.{1,2}(\/|$)/;
 
+/** BODY_ERRORS are the messages of Fastify's body errors that would mislead. */
+const BODY_ERRORS = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed JSON: the body is empty',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'request body over 1 MiB (1048576 bytes)',
+};
+
 /** METHODS are the methods a known path answers 405 to when it does not serve them. */
 const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
@@ -128,7 +135,8 @@ function createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog }) {
     const status = err.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       if (status === 413) reply.header('Connection', 'close'); // the rest of the body is not read
-      reply.code(status).send({ error: err.message });
+      // Fastify's JSON messages name application/json, whatever was sent.
+      reply.code(status).send({ error: BODY_ERRORS[err.code] || err.message });
       return;
     }
     if (isUnavailable(err)) {

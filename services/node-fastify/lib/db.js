@@ -262,6 +262,11 @@ function asHttpError(err) {
 /** NOT_CONFIGURED is the answer of a workload whose database URL is unset. */
 const NOT_CONFIGURED = new HttpError(503, 'database not configured');
 
+/** notConfigured is the onRequest hook of a workload whose database URL is unset. */
+async function notConfigured() {
+  throw NOT_CONFIGURED;
+}
+
 /**
  * ping resolves when the pool answers SELECT 1 within PING_TIMEOUT_MS and
  * rejects otherwise.
@@ -283,6 +288,7 @@ module.exports = {
   IDLE_CHECK_MS,
   QUERY_TIMEOUT_MS,
   NOT_CONFIGURED,
+  notConfigured,
   createPgPool,
   createMysqlPool,
   isUnavailable,

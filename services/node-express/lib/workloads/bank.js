@@ -8,7 +8,7 @@
 const { MAX_ID } = require('../config');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { HttpError, NoAnswer, objectBody, intField, pathInt, pathId } = require('../http');
-const { NOT_CONFIGURED, QUERY_TIMEOUT_MS, asHttpError, isUnavailable } = require('../db');
+const { needsDatabase, QUERY_TIMEOUT_MS, asHttpError, isUnavailable } = require('../db');
 const { BANK } = require('../queries');
 
 /** MAX_AMOUNT bounds a deposit and a transfer: 10^12. */
@@ -44,16 +44,15 @@ class InDoubt extends Error {
  * in-doubt COMMIT's resolution and metrics.commitResolved counts it.
  */
 function bankRoutes(route, json, pool, { errorLog, metrics }) {
-  route('post', '/client/new/:balance', async (req, res) => {
-    if (!pool) throw NOT_CONFIGURED;
+  const configured = needsDatabase(pool);
+  route('post', '/client/new/:balance', configured, async (req, res) => {
     const balance = pathInt(req.params.balance, 'balance', 0, MAX_AMOUNT);
     const { rows } = await pool
       .query({ name: 'create_client', text: BANK.create_client, values: [balance] })
       .catch(fail);
     res.json({ id: rows[0].id, balance: rows[0].balance });
   });
-  route('post', '/transaction', json, async (req, res) => {
-    if (!pool) throw NOT_CONFIGURED;
+  route('post', '/transaction', configured, json, async (req, res) => {
     const body = objectBody(req);
     const from = intField(body, 'from_client_id', 1, MAX_ID);
     const to = intField(body, 'to_client_id', 1, MAX_ID);
@@ -65,8 +64,7 @@ function bankRoutes(route, json, pool, { errorLog, metrics }) {
     });
     res.json({ id, from_client_id: from, to_client_id: to, amount });
   });
-  route('get', '/client/:id/balance', async (req, res) => {
-    if (!pool) throw NOT_CONFIGURED;
+  route('get', '/client/:id/balance', configured, async (req, res) => {
     const id = pathId(req.params.id, 'id');
     const { rows } = await pool.query({ name: 'balance', text: BANK.balance, values: [id] }).catch(fail);
     if (rows.length === 0) throw new HttpError(404, NOT_FOUND);

@@ -3,13 +3,13 @@
 // sku: a read-heavy lookup on MariaDB / MySQL (workloads/sku/README.md).
 
 const { HttpError, pathId } = require('../http');
-const { NOT_CONFIGURED, asHttpError } = require('../db');
+const { needsDatabase, asHttpError } = require('../db');
 const { SKU } = require('../queries');
 
 /** skuRoutes registers the sku workload's route on route over pool (null: not configured). */
 function skuRoutes(route, pool) {
-  route('get', '/sku/:sku_id', async (req, res) => {
-    if (!pool) throw NOT_CONFIGURED;
+  const configured = needsDatabase(pool);
+  route('get', '/sku/:sku_id', configured, async (req, res) => {
     const skuId = pathId(req.params.sku_id, 'sku_id');
     // execute: a server-side prepared statement, cached per connection.
     const [rows] = await pool.execute(SKU.get_sku, [skuId]).catch(fail);

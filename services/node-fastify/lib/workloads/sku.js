@@ -3,7 +3,7 @@
 // sku: a read-heavy lookup on MariaDB / MySQL (workloads/sku/README.md).
 
 const { HttpError, DIGITS, ERRORS, pathId } = require('../http');
-const { NOT_CONFIGURED, asHttpError } = require('../db');
+const { notConfigured, asHttpError } = require('../db');
 const { SKU } = require('../queries');
 
 const row = {
@@ -22,11 +22,12 @@ const row = {
 
 /** skuRoutes is the sku workload as a Fastify plugin over opts.pool (null: not configured). */
 async function skuRoutes(app, { pool }) {
+  // Without its database, every request is 503, before its body is read or checked.
+  if (!pool) app.addHook('onRequest', notConfigured);
   app.get(
     '/sku/:sku_id',
     { schema: { params: { type: 'object', properties: { sku_id: DIGITS } }, response: { 200: row, ...ERRORS } } },
     async (request) => {
-      if (!pool) throw NOT_CONFIGURED;
       const skuId = pathId(request.params.sku_id, 'sku_id');
       // execute: a server-side prepared statement, cached per connection.
       const [rows] = await pool.execute(SKU.get_sku, [skuId]).catch(fail);

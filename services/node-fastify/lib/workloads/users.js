@@ -3,7 +3,7 @@
 // users: sign-up on PostgreSQL (workloads/users/README.md).
 
 const { HttpError, jsonBodies, text, DIGITS, ERRORS, pathId } = require('../http');
-const { NOT_CONFIGURED, asHttpError } = require('../db');
+const { notConfigured, asHttpError } = require('../db');
 const { USERS } = require('../queries');
 
 /** MAX_LENGTH bounds email and password in code points: varchar(255). */
@@ -23,9 +23,10 @@ const user = { type: 'object', properties: { id: { type: 'integer' }, email: { t
 
 /** usersRoutes is the users workload as a Fastify plugin over opts.pool (null: not configured). */
 async function usersRoutes(app, { pool }) {
+  // Without its database, every request is 503, before its body is read or checked.
+  if (!pool) app.addHook('onRequest', notConfigured);
   jsonBodies(app);
   app.post('/user', { schema: { body: signUp, response: { 201: created, ...ERRORS } } }, async (request, reply) => {
-    if (!pool) throw NOT_CONFIGURED;
     const { email, password } = request.body;
     const { rows } = await pool
       .query({ name: 'create_user', text: USERS.create_user, values: [email, password] })
@@ -38,7 +39,6 @@ async function usersRoutes(app, { pool }) {
     '/user/:id',
     { schema: { params: { type: 'object', properties: { id: DIGITS } }, response: { 200: user, ...ERRORS } } },
     async (request) => {
-      if (!pool) throw NOT_CONFIGURED;
       const id = pathId(request.params.id, 'id');
       const { rows } = await pool.query({ name: 'get_user', text: USERS.get_user, values: [id] }).catch(fail);
       if (rows.length === 0) throw new HttpError(404, 'user not found');
