@@ -189,7 +189,6 @@ func newHandler(pg *postgres, my *mysqlDB, reg *prometheus.Registry, requestLog 
 	r.HandleMethodNotAllowed = true
 	r.UseEscapedPath = true
 	r.UnescapePathValues = true
-	r.ContextWithFallback = true // c.Done and c.Err follow the request's context
 	labels := routeLabels{}
 	r.Use(observe(newMetrics(reg), labels, draining))
 	if requestLog != nil {

@@ -45,9 +45,9 @@ function serve(config, clustered) {
   const pgPool = config.databaseUrl ? createPgPool(config.databaseUrl, config.poolSize, onPoolError) : null;
   const mysqlPool = config.mysqlUrl ? createMysqlPool(config.mysqlUrl, config.poolSize) : null;
   const metrics = createMetrics({ clustered });
-  const app = createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog });
+  const { app, state } = createApp({ pgPool, mysqlPool, metrics, requestLog, errorLog });
 
-  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true }, app.app);
+  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true }, app);
   server.on('clientError', (err, socket) => answerClientError(err, socket));
   server.on('error', (err) => {
     errorLog.fatal({ err }, `cannot listen on ${config.host}:${config.port}: ${err.message}; set PORT/HOST to a free address`);
@@ -75,8 +75,8 @@ function serve(config, clustered) {
     );
 
   const shutdown = () => {
-    if (app.state.closing) return;
-    app.state.closing = true;
+    if (state.closing) return;
+    state.closing = true;
     if (!server.listening) {
       // Nothing was served yet: no request can be in flight.
       closePools().then(() => process.exit(0));
