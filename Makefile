@@ -22,7 +22,10 @@ test: setup
 	$(GO) test -run '^$$' -fuzz '^FuzzRespParser$$' -fuzztime 300000x -timeout 5m ./load
 	$(GO) test -run '^$$' -fuzz '^FuzzRespParserNetHTTP$$' -fuzztime 300000x -timeout 5m ./load
 	cd services/go-stdlib && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd services/go-gin && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd services/node-http && npm ci --no-audit --no-fund --loglevel=error && npm test
+	cd services/node-express && npm ci --no-audit --no-fund --loglevel=error && npm test
+	cd services/node-fastify && npm ci --no-audit --no-fund --loglevel=error && npm test
 	# The venv is the service's build output, made by TestConformance above.
 	cd services/python-fastapi && .venv/bin/python -m unittest discover -s tests
 
