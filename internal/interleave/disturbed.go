@@ -27,6 +27,15 @@ const (
 	// MinTypicalRounds is how many rounds of an arm in a start give its
 	// usual CPU; fewer, and the share is not judged.
 	MinTypicalRounds = 3
+	// BusyTypical is the usual CPU, in percent of one CPU, under which a
+	// service is not CPU-bound when loaded (it waits on its database, or
+	// the load is light), so its share says nothing of the machine.
+	BusyTypical = 50.0
+	// MaxLeftOut is the share of an arm's rounds in a start past which
+	// rounds judged disturbed are kept after all: the machine was this
+	// busy throughout, not disturbed now and then, and leaving most of
+	// the rounds out would leave nothing to compare. The verdict says so.
+	MaxLeftOut = 1.0 / 3
 )
 
 // Disturbed says how the machine disturbed an arm's round, from the
@@ -43,7 +52,7 @@ func Disturbed(a results.ArmRound, typical float64, withDatabase bool) string {
 		return fmt.Sprintf("other processes took %.0f%% of a CPU on the service's CPUs", a.OtherServiceCPU)
 	case !withDatabase && a.OtherGeneratorCPU > OtherCPUMax:
 		return fmt.Sprintf("other processes took %.0f%% of a CPU on the generator's CPUs", a.OtherGeneratorCPU)
-	case typical > 0 && a.ServiceCPU > 0 && a.ServiceCPU < ServiceShareFloor*typical:
+	case typical >= BusyTypical && a.ServiceCPU > 0 && a.ServiceCPU < ServiceShareFloor*typical:
 		return fmt.Sprintf("the service got %.0f%% of a CPU against its usual %.0f%%", a.ServiceCPU, typical)
 	}
 	return ""

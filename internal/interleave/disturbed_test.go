@@ -99,3 +99,22 @@ func TestBought(t *testing.T) {
 		t.Errorf("within the precision: need %g, want 0", within.NeedSeconds)
 	}
 }
+
+// TestJudgeKeepsABusyMachine: when most of an arm's rounds in a start
+// are disturbed, the machine was that busy throughout; they are kept
+// (leaving them out would leave nothing), and counted as busy.
+func TestJudgeKeepsABusyMachine(t *testing.T) {
+	c := &results.Comparison{Workload: "string", Level: 50, Model: "closed", Arms: []string{"a", "b"}, Precision: 0.03}
+	for s := 1; s <= 2; s++ {
+		for r := 1; r <= 6; r++ {
+			c.Rounds = append(c.Rounds, results.Round{Start: s, Index: r, Arms: []results.ArmRound{
+				{Arm: "a", Throughput: 1200, ServiceCPU: 60, OtherServiceCPU: 40, Seconds: 2, Samples: 2400},
+				{Arm: "b", Throughput: 1000, ServiceCPU: 60, OtherServiceCPU: 40, Seconds: 2, Samples: 2000},
+			}})
+		}
+	}
+	v := JudgeWith(c, 0.03, "")
+	if len(v.Ranking) != 2 || v.Busy != 24 || v.Disturbed != 0 {
+		t.Errorf("ranking %v, busy %d, disturbed %d: want both arms ranked, all 24 arm rounds kept as busy", v.Ranking, v.Busy, v.Disturbed)
+	}
+}

@@ -52,7 +52,7 @@ func collect(c *results.Comparison, pick func(results.ArmRound) float64) (map[st
 			for len(f[si]) < r.Index {
 				f[si] = append(f[si], 0)
 			}
-			if a.Misbehaved == "" && disturbed(c, a, r.Start) == "" {
+			if why, busy := disturbed(c, a, r.Start); a.Misbehaved == "" && (why == "" || busy) {
 				f[si][r.Index-1] = pick(a)
 			}
 		}
@@ -106,7 +106,12 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 	for _, r := range c.Rounds {
 		v.Repeated += len(r.Repeated)
 		for _, a := range r.Arms {
-			if a.Misbehaved == "" && disturbed(c, a, r.Start) != "" {
+			why, busy := disturbed(c, a, r.Start)
+			switch {
+			case a.Misbehaved != "" || why == "":
+			case busy:
+				v.Busy++
+			default:
 				v.Disturbed++
 			}
 		}
@@ -198,10 +203,32 @@ func roundsPerStart(c *results.Comparison) int {
 
 // disturbed says how the machine disturbed a's round in start, from its
 // record: measured again at the time (Disturbed set) or judged now
-// against the arm's usual CPU in the start. The verdict leaves it out.
-func disturbed(c *results.Comparison, a results.ArmRound, start int) string {
-	if a.Disturbed != "" {
-		return a.Disturbed
+// against the arm's usual CPU in the start. The verdict leaves it out,
+// unless more than MaxLeftOut of the arm's rounds in the start were so
+// (busy: the machine was this busy throughout).
+func disturbed(c *results.Comparison, a results.ArmRound, start int) (why string, busy bool) {
+	judge := func(x results.ArmRound) string {
+		if x.Disturbed != "" {
+			return x.Disturbed
+		}
+		return Disturbed(x, TypicalCPU(c, x.Arm, start), workloads.Database(c.Workload) != workloads.NoDatabase)
 	}
-	return Disturbed(a, TypicalCPU(c, a.Arm, start), workloads.Database(c.Workload) != workloads.NoDatabase)
+	if why = judge(a); why == "" {
+		return "", false
+	}
+	n, bad := 0, 0
+	for _, r := range c.Rounds {
+		if r.Start != start {
+			continue
+		}
+		for _, x := range r.Arms {
+			if x.Arm == a.Arm && x.Misbehaved == "" {
+				n++
+				if judge(x) != "" {
+					bad++
+				}
+			}
+		}
+	}
+	return why, float64(bad) > MaxLeftOut*float64(n)
 }

@@ -110,6 +110,10 @@ type Verdict struct {
 	// their records and left out (no repeat was left, or judged after).
 	Repeated  int `json:"repeated,omitempty"`
 	Disturbed int `json:"disturbed,omitempty"`
+	// Busy counts the rounds judged disturbed but kept: more than a third
+	// of their arm's rounds in the start were, so the machine was this
+	// busy throughout (interleave.MaxLeftOut).
+	Busy int `json:"busy,omitempty"`
 	// BudgetSeconds is the plan's time budget, and Bought the half-width
 	// of the widest adjacent pair it bought; NeedSeconds is about what
 	// budget the variances measured say would bring every pair within

@@ -59,6 +59,9 @@ func Verdict(v *results.Verdict) []string {
 	if v.Repeated > 0 || v.Disturbed > 0 {
 		out = append(out, fmt.Sprintf("the machine disturbed %d arm rounds (steal time, other processes, a starved service: each round's record says which): %d measured again at once, %d left out", v.Repeated+v.Disturbed, v.Repeated, v.Disturbed))
 	}
+	if v.Busy > 0 {
+		out = append(out, fmt.Sprintf("%d more arm rounds were disturbed but kept: the machine was that busy through most of their start, so these figures measure a busy machine", v.Busy))
+	}
 	if v.BudgetSeconds > 0 {
 		b := fmt.Sprintf("the budget of %v bought ±%.1f%% on the widest adjacent pair", time.Duration(v.BudgetSeconds*float64(time.Second)).Round(time.Second), 100*v.Bought)
 		switch {
