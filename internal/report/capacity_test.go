@@ -190,7 +190,13 @@ func TestCapacityRejudged(t *testing.T) {
 	if wl.Capacities[0].Capacity != wording.Capacity(fresh[0]) {
 		t.Errorf("go-stdlib's capacity %q, want %q from its brackets", wl.Capacities[0].Capacity, wording.Capacity(fresh[0]))
 	}
-	if !strings.Contains(wl.VerdictBasis, RejudgedNote) || len(wl.Recorded) == 0 {
+	if !strings.Contains(wl.VerdictBasis, RejudgedNote) || !slices.Equal(wl.Recorded, append(wording.Verdict(&recorded.Verdict), recorded.LowerBounds...)) {
 		t.Errorf("basis %q, recorded %q: want the note and the verdict as recorded", wl.VerdictBasis, wl.Recorded)
+	}
+	// Judged again once more, nothing changes: the recorded lines are
+	// those of the run, not of the first judging.
+	res.Rejudge()
+	if again := Summarize(res, WithRejudging()).Workloads[0]; !slices.Equal(again.Verdicts, wl.Verdicts) || !slices.Equal(again.Recorded, wl.Recorded) {
+		t.Errorf("judging twice changed the verdict: %q, recorded %q", again.Verdicts, again.Recorded)
 	}
 }

@@ -148,3 +148,18 @@ func TestRejudgeWithoutPlan(t *testing.T) {
 		t.Error("the recorded verdict was replaced")
 	}
 }
+
+// A run recorded by this version's estimator judges again to the same
+// verdict: nothing is shown as recorded beside it.
+func TestRejudgeAgrees(t *testing.T) {
+	res, err := Load(noisyDay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Run.Comparisons[0]
+	c.Verdict = interleave.Judge(c, res.Run.Plan)
+	wl := Summarize(res, WithRejudging()).Workloads[0]
+	if len(wl.Verdicts) == 0 || wl.Recorded != nil {
+		t.Errorf("verdicts %q, recorded %q: want the verdict and nothing recorded beside it", wl.Verdicts, wl.Recorded)
+	}
+}

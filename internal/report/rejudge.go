@@ -1,8 +1,8 @@
 package report
 
 import (
+	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/showdownlab/showdown/internal/capacity"
 	"github.com/showdownlab/showdown/internal/interleave"
@@ -26,7 +26,9 @@ func WithRejudging() Option {
 // capacity.Judge, as the lab does at the end of a run. The verdicts as
 // recorded are kept beside them (Workload.Recorded shows those that
 // differ). Without the plan, or for an import, nothing is judged again
-// and the recorded verdicts stand. It reports whether anything was.
+// and the recorded verdicts stand, as does a comparison with no rounds or
+// a capacity with no brackets. It reports whether anything was judged
+// again.
 func (r *Results) Rejudge() bool {
 	if r.rejudged || r.Kind != KindRun || r.Run == nil || r.Run.Plan == nil {
 		return r.rejudged
@@ -37,22 +39,27 @@ func (r *Results) Rejudge() bool {
 		if len(c.Rounds) == 0 {
 			continue
 		}
-		r.recorded[c.Workload] = append(r.recorded[c.Workload], comparisonLines(c)...)
+		r.recorded[c.Workload] = append(r.recorded[c.Workload], comparisonLines(c, levelUnit(p.Load.Model))...)
 		c.Verdict = interleave.Judge(c, p)
 		r.rejudged = true
 	}
 	if len(run.Capacities) > 0 && p.SLO != nil {
 		for _, v := range run.CapacityVerdicts {
-			r.recorded[v.Workload] = append(r.recorded[v.Workload], wording.CapacityVerdict(v)[1:]...)
+			r.recorded[v.Workload] = append(append(r.recorded[v.Workload], wording.Verdict(&v.Verdict)...), v.LowerBounds...)
 		}
 		run.CapacityVerdicts = nil
 		for _, w := range p.Workloads {
 			var caps []*results.Capacity
 			for _, c := range run.Capacities {
-				if c.Workload == w.Name {
-					capacity.Estimate(c)
-					caps = append(caps, c)
+				if c.Workload != w.Name {
+					continue
 				}
+				// A capacity with no brackets recorded has nothing
+				// to be estimated from: it stands as recorded.
+				if len(c.Brackets) > 0 {
+					capacity.Estimate(c)
+				}
+				caps = append(caps, c)
 			}
 			if len(caps) > 0 {
 				run.CapacityVerdicts = append(run.CapacityVerdicts, capacity.Judge(w.Name, p.SLO.String(), caps))
@@ -65,29 +72,22 @@ func (r *Results) Rejudge() bool {
 
 // comparisonLines are a comparison's verdict lines as applyComparisons
 // words them, to set the recorded ones beside the new.
-func comparisonLines(c *results.Comparison) []string {
-	lines := wording.Comparison(c)[1:]
-	for i, l := range lines {
-		lines[i] = strings.TrimLeft(l, " ")
+func comparisonLines(c *results.Comparison, unit string) []string {
+	if c.Verdict == nil || len(c.Verdict.Ranking) == 0 {
+		return nil
 	}
-	return lines
+	var out []string
+	for _, l := range wording.Verdict(c.Verdict) {
+		out = append(out, fmt.Sprintf("at %d %s: %s", c.Level, unit, l))
+	}
+	return out
 }
 
 // recordedLines are the verdict lines a workload had as recorded, where
 // they differ from the lines judged again (nil where they agree).
 func recordedLines(res *Results, workload string, now []string) []string {
 	was := res.recorded[workload]
-	if len(was) == 0 {
-		return nil
-	}
-	same := true
-	for _, l := range was {
-		if !slices.ContainsFunc(now, func(n string) bool { return n == l || strings.HasSuffix(n, ": "+l) }) {
-			same = false
-			break
-		}
-	}
-	if same {
+	if slices.Equal(was, now) {
 		return nil
 	}
 	return was
