@@ -32,7 +32,7 @@ var importRules = []struct {
 	{"workloads", []string{"internal/", "load"}, "the contract's files depend on nothing"},
 	{"internal/located", []string{"internal/", "load"}, "the error type of every YAML file stands alone"},
 	{"internal/results", []string{"internal/lab", "internal/report", "internal/stack", "internal/verify"}, "the results model is read by all and knows none of its readers"},
-	{"internal/report", []string{"internal/lab", "internal/stack", "internal/verify", "internal/db"}, "a report is drawn from results alone"},
+	{"internal/report", []string{"internal/lab", "internal/design", "internal/stack", "internal/verify", "internal/db"}, "a report is drawn from results alone, and judged again by the judges (interleave, capacity), not by what runs a plan"},
 	{"internal/plan", []string{"internal/lab", "internal/results", "internal/report", "internal/stack", "internal/machine"}, "a plan is a file format, not a runner: the machine it is checked for is an input, never read"},
 	{"internal/stack", []string{"internal/lab", "internal/report", "internal/results", "internal/verify"}, "bringing a stack up serves run, verify and what comes next alike"},
 	{"internal/verify", []string{"internal/lab", "internal/report", "internal/stack", "internal/results"}, "the contract suite checks a URL, whoever started it"},

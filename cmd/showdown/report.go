@@ -21,10 +21,11 @@ func init() {
 }
 
 func runReport(st *state, args []string) error {
-	fs := newFlagSet(st, "report", "[flags] RESULTS\n\nRESULTS is a 'showdown run' results folder, a 'showdown attack --out' folder,\na JMeter results file in CSV form (.jtl) or a k6 JSON output (k6 run --out json=FILE).\nWithout --format, writes report.html and summary.md next to the results and prints their paths.")
+	fs := newFlagSet(st, "report", "[flags] RESULTS\n\nRESULTS is a 'showdown run' results folder, a 'showdown attack --out' folder,\na JMeter results file in CSV form (.jtl) or a k6 JSON output (k6 run --out json=FILE).\nWithout --format, writes report.html and summary.md next to the results and prints their paths.\nThe verdicts of a showdown run are judged again from its rounds and probes with this version's\nestimator (--as-recorded keeps them as the run recorded them).")
 	format := fs.String("format", "", "write only this `format`: html, md, json or csv (to --out, or standard output)")
 	out := fs.String("out", "", "write to `file` instead (with --format; \"-\" is standard output)")
 	p99 := fs.Duration("acceptable-p99", report.DefaultAcceptableP99Ms*time.Millisecond, "the headline's acceptable latency: the best throughput with a median p99 at most `d`")
+	asRecorded := fs.Bool("as-recorded", false, "keep the verdicts as the run recorded them instead of judging them again with this version's estimator")
 	errPct := fs.Float64("acceptable-errors", report.DefaultAcceptableErrorPercent, "... and at most this `percent` of errors")
 	args, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -49,6 +50,9 @@ func runReport(st *state, args []string) error {
 			opts = []report.Option{report.WithAcceptable(float64(*p99)/1e6, *errPct)}
 		}
 	})
+	if !*asRecorded {
+		opts = append(opts, report.WithRejudging())
+	}
 	if *out != "" && *format == "" {
 		return usageError{err: fmt.Errorf("--out needs --format"), hint: "showdown report --format html --out report.html RESULTS"}
 	}

@@ -128,3 +128,34 @@ func TestCompareCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestReportRejudges: showdown report judges an interleaved run's
+// verdict again with this version's estimator, and says so; with
+// --as-recorded it keeps the run's own verdict.
+func TestReportRejudges(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "noisy-day")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "internal", "report", "testdata", "noisy-day"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		again bool
+	}{
+		// the default: judged again
+		{[]string{"report", "--format", "md", dir}, true},
+		// the verdict as the run recorded it
+		{[]string{"report", "--format", "md", "--as-recorded", dir}, false},
+	} {
+		st, out, errb := testState(context.Background())
+		if c := run(st, tc.args); c != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, c, errb)
+		}
+		md := out.String()
+		if got := strings.Contains(md, "judged again with this version's estimator"); got != tc.again {
+			t.Errorf("%v: says judged again %v, want %v", tc.args, got, tc.again)
+		}
+		if !strings.Contains(md, "- at 50 users: node-http ") {
+			t.Errorf("%v: no verdict line for node-http:\n%s", tc.args, md)
+		}
+	}
+}

@@ -54,8 +54,9 @@ func browse(t *testing.T, bin, page string, flags ...string) (string, []string) 
 var drawnRE = regexp.MustCompile(`data-charts="(\d+)"[^>]*data-drawn="(\d+)"`)
 
 // checkPage loads a page and returns its problems: console lines, and
-// fewer charts drawn than the page says it holds.
-func checkPage(t *testing.T, bin, page string) []string {
+// fewer charts drawn than the page says it holds; and the page as the
+// browser built it.
+func checkPage(t *testing.T, bin, page string) ([]string, string) {
 	dom, console := browse(t, bin, page, "--dump-dom")
 	problems := console
 	m := drawnRE.FindStringSubmatch(dom)
@@ -65,7 +66,7 @@ func checkPage(t *testing.T, bin, page string) []string {
 	case m[1] != m[2] || m[1] == "0":
 		problems = append(problems, "charts: "+m[2]+" drawn, "+m[1]+" expected")
 	}
-	return problems
+	return problems, dom
 }
 
 func TestBrowserReport(t *testing.T) {
@@ -78,6 +79,9 @@ func TestBrowserReport(t *testing.T) {
 		{"run", "testdata/run"},
 		// an import: no resource columns, no run.json
 		{"k6", "../imported/testdata/k6.json.gz"},
+		// an interleaved run judged again: the verdict, its forest plot
+		// and the rounds first
+		{"noisy-day", noisyDay},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Load(tc.input)
@@ -87,14 +91,18 @@ func TestBrowserReport(t *testing.T) {
 			dir := t.TempDir()
 			page := filepath.Join(dir, "report.html")
 			var b bytes.Buffer
-			if err := WriteHTML(&b, res); err != nil {
+			if err := WriteHTML(&b, res, WithRejudging()); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range checkPage(t, bin, page) {
+			problems, dom := checkPage(t, bin, page)
+			for _, p := range problems {
 				t.Error(p)
+			}
+			if len(res.Run.Comparisons) > 0 {
+				checkVerdictFirst(t, dom, res.Run.Comparisons[0].Verdict)
 			}
 			shot := filepath.Join(dir, "report.png")
 			browse(t, bin, page, "--screenshot="+shot, "--window-size=1400,3000", "--hide-scrollbars")
@@ -123,7 +131,7 @@ func TestBrowserCheckFails(t *testing.T) {
 	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	problems := checkPage(t, bin, page)
+	problems, _ := checkPage(t, bin, page)
 	joined := strings.Join(problems, "\n")
 	if !strings.Contains(joined, "empty chart c2") || !strings.Contains(joined, "1 drawn, 2 expected") {
 		t.Errorf("problems %q: want the empty chart and the count", problems)

@@ -2,12 +2,15 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/capacity"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // TestCapacityHeadline: a capacity run leads with who serves the most
@@ -65,7 +68,7 @@ func TestCapacityHeadline(t *testing.T) {
 	if err := WriteHTML(&page, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<table class="capacity">`, "<th>Capacity (req/s)</th>", "<th>Lowest failing rate</th>", "20000 req/s [19500, 20500]", `<table class="sizing">`} {
+	for _, want := range []string{`<table class="capacity">`, "<th>Capacity (req/s)</th>", "<th>Lowest failing rate</th>", "20000 req/s [19500, 20500]", `<table class="sizing">`, `class="chart forest"`} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -152,5 +155,48 @@ func TestAcceptableFromObjective(t *testing.T) {
 	applyObjective(&o, res.Run.Plan)
 	if o.p99Ms != 250 {
 		t.Errorf("acceptable p99 %g ms, want the option's 250", o.p99Ms)
+	}
+}
+
+// TestCapacityRejudged: judging a capacity run again estimates every
+// capacity from its brackets (capacity.Estimate) and ranks them again
+// (capacity.Judge), whatever the run recorded, and says so.
+func TestCapacityRejudged(t *testing.T) {
+	slo := &plan.SLO{Percentiles: []plan.PercentileLimit{{Q: 99, Limit: plan.Duration(5 * time.Millisecond)}}}
+	p := &plan.Plan{Name: "cap", Workloads: []plan.Workload{{Name: "string"}}, Load: plan.Load{Model: "open", Levels: []int{1000}},
+		Implementations: []plan.Implementation{{Service: "go-stdlib"}, {Service: "node-http"}}, SLO: slo}
+	caps := func() []*results.Capacity {
+		return []*results.Capacity{
+			{Workload: "string", Arm: "go-stdlib", Objective: slo.String(), Brackets: []results.Bracket{{Start: 1, Pass: 30_000, Fail: 31_000}, {Start: 2, Pass: 29_000, Fail: 30_000}}},
+			{Workload: "string", Arm: "node-http", Objective: slo.String(), Brackets: []results.Bracket{{Start: 1, Pass: 10_000, Fail: 10_500}, {Start: 2, Pass: 9_500, Fail: 10_000}}},
+		}
+	}
+	// Recorded: node-http ahead with figures its brackets do not give.
+	rec := caps()
+	rec[0].Rate, rec[0].Low, rec[0].High = 5_000, 4_000, 6_000
+	rec[1].Rate, rec[1].Low, rec[1].High = 50_000, 40_000, 60_000
+	recorded := capacity.Judge("string", slo.String(), []*results.Capacity{rec[1], rec[0]})
+	res := &Results{Kind: KindRun, Run: &results.Run{Plan: p, Capacities: rec, CapacityVerdicts: []*results.CapacityVerdict{recorded}}}
+	fresh := caps()
+	for _, c := range fresh {
+		capacity.Estimate(c)
+	}
+	want := capacity.Judge("string", slo.String(), fresh)
+	s := Summarize(res, WithRejudging())
+	wl := s.Workloads[0]
+	if got := res.Run.CapacityVerdicts[0]; !slices.Equal(got.Ranking, []string{"go-stdlib", "node-http"}) || !slices.Equal(wording.CapacityVerdict(got), wording.CapacityVerdict(want)) {
+		t.Errorf("judged again: %q, want %q", wording.CapacityVerdict(got), wording.CapacityVerdict(want))
+	}
+	if wl.Capacities[0].Capacity != wording.Capacity(fresh[0]) {
+		t.Errorf("go-stdlib's capacity %q, want %q from its brackets", wl.Capacities[0].Capacity, wording.Capacity(fresh[0]))
+	}
+	if !strings.Contains(wl.VerdictBasis, RejudgedNote) || !slices.Equal(wl.Recorded, append(wording.Verdict(&recorded.Verdict), recorded.LowerBounds...)) {
+		t.Errorf("basis %q, recorded %q: want the note and the verdict as recorded", wl.VerdictBasis, wl.Recorded)
+	}
+	// Judged again once more, nothing changes: the recorded lines are
+	// those of the run, not of the first judging.
+	res.Rejudge()
+	if again := Summarize(res, WithRejudging()).Workloads[0]; !slices.Equal(again.Verdicts, wl.Verdicts) || !slices.Equal(again.Recorded, wl.Recorded) {
+		t.Errorf("judging twice changed the verdict: %q, recorded %q", again.Verdicts, again.Recorded)
 	}
 }

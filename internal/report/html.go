@@ -31,6 +31,8 @@ type options struct {
 	// acceptableSet is whether WithAcceptable was given; otherwise a
 	// plan's objective (slo) is what is acceptable.
 	acceptableSet bool
+	// rejudge is whether the verdicts are judged again (WithRejudging).
+	rejudge bool
 }
 
 func newOptions(opts []Option) options {
@@ -98,7 +100,7 @@ type swatch struct{ Name, Color string }
 // recorded warm-up on a workload, second by second: how long a fresh
 // start takes to serve at its steady rate.
 func warmupChart(id string, s *Summary, wl *Workload, colors map[string]string) (figure, bool) {
-	ch := &chart{id: id, title: wl.Name + ": warm-up throughput after start (first trial)", xLabel: "seconds of warm-up", xInt: true, width: 560}
+	ch := &chart{id: id, title: wl.Name + ": warm-up throughput after start (first trial)", xLabel: "seconds of warm-up", xInt: true, width: 560, wrapLegend: true}
 	p := panel{yLabel: "throughput (req/s)", height: 200}
 	jit := panel{yLabel: "JIT compiler (% of a CPU)", height: 90}
 	seen := map[string]bool{}
@@ -145,6 +147,10 @@ type htmlWorkload struct {
 	StepCols []string
 	Rows     []htmlRow
 	Charts   []figure
+	// Answer draws the verdict: the forest plot of each comparison's (or
+	// the capacities') adjacent ratios, and each arm's figure round by
+	// round.
+	Answer []figure
 	// Curve is the workload's main chart: latency against offered load.
 	Curve []figure
 	// Scaling are the cores table's rows.
@@ -199,36 +205,47 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 			}
 			hw.Rows = append(hw.Rows, row)
 		}
-		hw.Charts = levelCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
-		// With one level those charts show one dot per arm: the curve
-		// and the cores chart say more, and replace them.
-		oneLevel := len(res.Run.Plan.Load.Levels) == 1
-		if f, ok := scalingChart(fmt.Sprintf("w%d-cores", wi), wl, colors); ok {
-			if oneLevel {
-				hw.Charts = nil
+		// The verdict drawn, first: each adjacent ratio with its interval,
+		// and each arm's figure in every round.
+		for ci, c := range wl.Comparisons {
+			if f, ok := forestChart(fmt.Sprintf("w%d-forest%d", wi, ci), fmt.Sprintf("%s at %d %s: each adjacent ratio with its 95%% interval", c.Workload, c.Level, s.LevelUnit), c.Verdict); ok {
+				hw.Answer = append(hw.Answer, f)
 			}
+			if f, ok := driftChart(fmt.Sprintf("w%d-drift%d", wi, ci), c, s.LevelUnit, colors); ok {
+				hw.Answer = append(hw.Answer, f)
+			}
+		}
+		for vi, v := range res.Run.CapacityVerdicts {
+			if v.Workload != wl.Name {
+				continue
+			}
+			if f, ok := forestChart(fmt.Sprintf("w%d-forestc%d", wi, vi), fmt.Sprintf("%s: each adjacent ratio of capacities at %s with its 95%% interval", wl.Name, v.Objective), &v.Verdict); ok {
+				hw.Answer = append(hw.Answer, f)
+			}
+		}
+		// With one level the charts against the level are one column of
+		// dots: what each arm spent, side by side, replaces them.
+		oneLevel := len(res.Run.Plan.Load.Levels) == 1
+		if oneLevel {
+			hw.Charts = resourceCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
+		} else {
+			hw.Charts = levelCharts(fmt.Sprintf("w%d", wi), s, wl, colors)
+		}
+		if f, ok := scalingChart(fmt.Sprintf("w%d-cores", wi), wl, colors); ok {
 			hw.Charts = append([]figure{f}, hw.Charts...)
 		}
 		if len(wl.Curves) > 0 {
-			if oneLevel && len(wl.Scaling) == 0 {
-				hw.Charts = nil
-			}
 			hw.Curve = []figure{curveChart(fmt.Sprintf("w%d-curve", wi), wl.Name, wl.Curves, objectiveOf(res.Run, wl.Name), colors)}
 		}
 		for _, r := range wl.Scaling {
 			hw.Scaling = append(hw.Scaling, scalingCells(r))
-		}
-		for ci, c := range wl.Comparisons {
-			if f, ok := driftChart(fmt.Sprintf("w%d-drift%d", wi, ci), c, colors); ok {
-				hw.Charts = append([]figure{f}, hw.Charts...)
-			}
 		}
 		if f, ok := warmupChart(fmt.Sprintf("w%d-warmup", wi), s, wl, colors); ok {
 			hw.Charts = append(hw.Charts, f)
 		}
 		hw.Spectra = spectra(fmt.Sprintf("w%d", wi), res, s, wl, colors)
 		for ci, c := range wl.Cells {
-			if c.Trials == 0 {
+			if c.Trials == 0 || fewSeconds(res, c) {
 				continue
 			}
 			hc := htmlCell{ID: fmt.Sprintf("w%dc%d", wi, ci), Color: colors[c.Implementation],
@@ -257,7 +274,7 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 func countCharts(pg *htmlPage) int {
 	n := 0
 	for _, w := range pg.Workloads {
-		n += len(w.Charts) + len(w.Spectra) + len(w.Curve)
+		n += len(w.Charts) + len(w.Spectra) + len(w.Curve) + len(w.Answer)
 		for _, c := range w.Cells {
 			if c.Chart != "" {
 				n++
@@ -265,6 +282,23 @@ func countCharts(pg *htmlPage) int {
 		}
 	}
 	return n
+}
+
+// minSeriesSeconds is the fewest seconds a cell's time series needs to be
+// drawn: a 2 s level is two points, and says nothing second by second.
+const minSeriesSeconds = 3
+
+// fewSeconds reports whether every trial of a cell has fewer seconds of
+// time series than minSeriesSeconds (none at all is left to the chart's
+// note).
+func fewSeconds(res *Results, c *CellSummary) bool {
+	for _, lr := range c.cell.Levels {
+		d := res.Detail(lr)
+		if d.Series == nil || len(dropStragglers(d.Series).Rows) >= minSeriesSeconds {
+			return false
+		}
+	}
+	return true
 }
 
 // levelCharts draws throughput, p99, CPU and RSS against the load level,
@@ -374,7 +408,7 @@ func spectra(id string, res *Results, s *Summary, wl *Workload, colors map[strin
 	var out []figure
 	for k, l := range levels {
 		ch := &chart{id: fmt.Sprintf("%s-s%d", id, k), title: fmt.Sprintf("%s at %d %s: latency by percentile", wl.Name, l, s.LevelUnit),
-			xLabel: "percentile (log scale of 1/(1−p))", xLog: true, width: 560}
+			xLabel: "percentile (log scale of 1/(1−p))", xLog: true, width: 560, wrapLegend: true}
 		p := panel{yLabel: "latency (ms, log)", height: 200, yLog: true, yFmt: num}
 		maxInv := 1.0
 		for _, c := range byLevel[l] {

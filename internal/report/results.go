@@ -33,6 +33,10 @@ type Results struct {
 	// details holds the per-level time series and histograms, loaded from
 	// the level folders on first use or filled in by an import.
 	details map[*results.LevelRun]*results.Level
+	// rejudged is whether Rejudge judged a verdict again, and recorded
+	// the verdict lines as the run recorded them, by workload.
+	rejudged bool
+	recorded map[string][]string
 }
 
 // Load reads results from path: a showdown results folder (with run.json),

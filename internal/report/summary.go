@@ -180,6 +180,9 @@ type Workload struct {
 	// interleaved comparisons' ranking, which becomes the Headline.
 	VerdictBasis    string `json:"verdict_basis,omitempty"`
 	VerdictHeadline string `json:"verdict_headline,omitempty"`
+	// Recorded are the verdict's lines as the run recorded them, where
+	// judging again (WithRejudging) changed them.
+	Recorded []string `json:"recorded_verdicts,omitempty"`
 	// Comparisons are the run's interleaved comparisons of this workload.
 	Comparisons []*results.Comparison `json:"-"`
 	// Capacities are each implementation's capacity at the plan's
@@ -324,6 +327,9 @@ func applyObjective(o *options, p *plan.Plan) {
 // Summarize computes the summary of loaded results.
 func Summarize(res *Results, opts ...Option) *Summary {
 	o := newOptions(opts)
+	if o.rejudge {
+		res.Rejudge()
+	}
 	r := res.Run
 	p := r.Plan
 	applyObjective(&o, p)
@@ -457,6 +463,14 @@ func Summarize(res *Results, opts ...Option) *Summary {
 	}
 	if len(r.Capacities) > 0 {
 		applyCapacities(r, byWorkload, s)
+	}
+	if res.rejudged {
+		for _, wl := range s.Workloads {
+			if len(wl.Verdicts) > 0 {
+				wl.VerdictBasis += "; " + RejudgedNote
+				wl.Recorded = recordedLines(res, wl.Name, wl.Verdicts)
+			}
+		}
 	}
 	s.Published = published(p, byWorkload)
 	for _, wl := range s.Workloads {

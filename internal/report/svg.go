@@ -352,3 +352,147 @@ func dashAttr(style string) string {
 	}
 	return ""
 }
+
+// forest is a forest plot: one row per ratio, its point and 95% interval
+// on a log axis, with 1 (no difference) marked. A ratio whose interval
+// leaves out 1 is drawn solid with a filled mark, one that holds 1 grey
+// with a hollow mark, so the separated pairs stand out in print too.
+type forest struct {
+	id, title, xLabel string
+	// width is the SVG's width in user units (chartWidth when 0).
+	width float64
+	rows  []forestRow
+}
+
+// forestRow is one ratio of a forest plot.
+type forestRow struct {
+	label            string
+	ratio, low, high float64
+	significant      bool
+	// tip is the row's hover text: the ratio in the verdict's words.
+	tip string
+}
+
+// Forest plot geometry.
+const (
+	forestRowHeight = 30
+	forestSolid     = "#1d2329"
+	forestFaint     = "#8a949e"
+)
+
+// ratioTicks are round ratios covering [lo, hi] on a log axis: 1-2-5 per
+// decade, finer where the range is narrow.
+func ratioTicks(lo, hi float64) []float64 {
+	steps := [][]float64{
+		{1, 2, 5},
+		{1, 1.5, 2, 3, 5, 7},
+		{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8},
+		{1, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2, 2.5, 3, 4, 5, 6, 7, 8, 9},
+	}
+	var out []float64
+	for _, mant := range steps {
+		out = out[:0]
+		for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+			for _, m := range mant {
+				if v := m * math.Pow(10, e); v >= lo && v <= hi {
+					out = append(out, v)
+				}
+			}
+		}
+		if len(out) >= 4 {
+			break
+		}
+	}
+	return out
+}
+
+// render draws the forest plot as an inline SVG element.
+func (f *forest) render() string {
+	width := f.width
+	if width == 0 {
+		width = chartWidth
+	}
+	labelW := 100.0
+	for _, r := range f.rows {
+		labelW = math.Max(labelW, 16+6.6*float64(len([]rune(r.label))))
+	}
+	lo, hi := 1.0, 1.0
+	for _, r := range f.rows {
+		for _, v := range []float64{r.low, r.ratio, r.high} {
+			if v > 0 && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	lo, hi = lo/1.06, hi*1.06
+	plotW := width - labelW - marginRight
+	xmap := func(x float64) float64 {
+		x = math.Min(math.Max(x, lo), hi)
+		return labelW + plotW*(math.Log(x)-math.Log(lo))/(math.Log(hi)-math.Log(lo))
+	}
+	top := float64(legendRow + 8)
+	plotH := float64(forestRowHeight * len(f.rows))
+	height := top + plotH + axisBottom
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart forest" id="%s" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, f.id, f1(width), f1(height), html.EscapeString(f.title))
+	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(f.title))
+	// legend: what solid and faint mean
+	lx := 10.0
+	for _, it := range []struct {
+		sig  bool
+		name string
+	}{{true, "separated (interval leaves out 1)"}, {false, "no significant difference (holds 1)"}} {
+		b.WriteString(forestMark(lx+11, 12, it.sig))
+		fmt.Fprintf(&b, `<line x1="%s" y1="12" x2="%s" y2="12" stroke="%s" stroke-width="2"/>`, f1(lx), f1(lx+22), forestColor(it.sig))
+		fmt.Fprintf(&b, `<text x="%s" y="16" class="lg">%s</text>`, f1(lx+27), html.EscapeString(it.name))
+		lx += 40 + 6.6*float64(len(it.name))
+	}
+	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" class="pa"/>`, f1(labelW), f1(top), f1(plotW), f1(plotH))
+	for _, t := range ratioTicks(lo, hi) {
+		x := f1(xmap(t))
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="gr"/><text x="%s" y="%s" class="xt">%s×</text>`,
+			x, f1(top), x, f1(top+plotH), x, f1(top+plotH+15), num(t))
+	}
+	// 1: no difference
+	one := f1(xmap(1))
+	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#222" stroke-width="1.5" stroke-dasharray="5 3"/>`, one, f1(top-4), one, f1(top+plotH+4))
+	for i, r := range f.rows {
+		y := top + forestRowHeight*(float64(i)+0.5)
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="yt">%s</text>`, f1(labelW-6), f1(y+4), html.EscapeString(r.label))
+		if !(r.ratio > 0) {
+			continue
+		}
+		col := forestColor(r.significant)
+		l, h := r.low, r.high
+		if !(l > 0) {
+			l = lo
+		}
+		if !(h > 0) || math.IsInf(h, 0) {
+			h = hi
+		}
+		fmt.Fprintf(&b, `<path d="M%s %sH%sM%s %sv10M%s %sv10" stroke="%s" stroke-width="2.2" fill="none"><title>%s</title></path>`,
+			f1(xmap(l)), f1(y), f1(xmap(h)), f1(xmap(l)), f1(y-5), f1(xmap(h)), f1(y-5), col, html.EscapeString(r.tip))
+		b.WriteString(forestMark(xmap(r.ratio), y, r.significant))
+		fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%d" class="hb"><title>%s</title></rect>`,
+			f1(0), f1(y-forestRowHeight/2), f1(width), forestRowHeight, html.EscapeString(r.tip))
+	}
+	fmt.Fprintf(&b, `<text x="%s" y="%s" class="al xl">%s</text>`, f1(labelW+plotW/2), f1(top+plotH+33), html.EscapeString(f.xLabel))
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+func forestColor(significant bool) string {
+	if significant {
+		return forestSolid
+	}
+	return forestFaint
+}
+
+// forestMark is a ratio's mark: a filled square where separated, a
+// hollow circle where not.
+func forestMark(x, y float64, significant bool) string {
+	if significant {
+		return fmt.Sprintf(`<rect x="%s" y="%s" width="10" height="10" fill="%s"/>`, f1(x-5), f1(y-5), forestSolid)
+	}
+	return fmt.Sprintf(`<circle cx="%s" cy="%s" r="5" fill="#fff" stroke="%s" stroke-width="2"/>`, f1(x), f1(y), forestFaint)
+}

@@ -192,6 +192,13 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 			}
 			fmt.Fprintln(w)
 		}
+		if len(wl.Recorded) > 0 {
+			fmt.Fprintf(w, "The verdict as the run recorded it (its own version's estimator):\n\n")
+			for _, v := range wl.Recorded {
+				fmt.Fprintf(w, "- %s\n", v)
+			}
+			fmt.Fprintln(w)
+		}
 		writeCapacity(w, s, wl)
 		if wl.LevelTable() {
 			fmt.Fprintf(w, "| Implementation | %s |", titleCase(s.LevelUnit))

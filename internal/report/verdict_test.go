@@ -12,8 +12,8 @@ import (
 
 // TestVerdictHeadline: a run with an interleaved comparison leads with
 // its ranking as ratios with intervals, says where there is no
-// significant difference, shows the A/A check, and draws the rounds on
-// one time axis.
+// significant difference, shows the A/A check, and draws its ratios as a
+// forest plot and the rounds start by start.
 func TestVerdictHeadline(t *testing.T) {
 	at := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
 	c := &results.Comparison{Workload: "string", Level: 50, Model: "closed", Arms: []string{"go-stdlib", "rust-axum", "node-http", "go-stdlib+aa"}, RoundSeconds: 2, SettleSeconds: 1, Precision: 0.03}
@@ -53,8 +53,11 @@ func TestVerdictHeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	if !strings.Contains(page, "in each round, on one time axis (drift)") || strings.Count(page, "<circle") < 4 {
-		t.Errorf("report.html has no drift chart with a mark per round")
+	if !strings.Contains(page, "of each arm in every round, by start") || strings.Count(page, "start 1 round 1: ") != 4 {
+		t.Errorf("report.html has no chart of the rounds with a mark per arm and round")
+	}
+	if !strings.Contains(page, `class="chart forest"`) || !strings.Contains(page, ">A/A: go-stdlib vs go-stdlib+aa<") {
+		t.Errorf("report.html has no forest plot of the ratios with the A/A check")
 	}
 	if !strings.Contains(page, "interleaved in a random order, over 1 fresh start(s)") {
 		t.Errorf("report.html does not say what the verdict rests on")
