@@ -3,10 +3,11 @@ observe.py), and the one place that tells a database that is down (503)
 from a bug (500).
 
 The drivers are used directly, not through Django's database layer: that
-layer is synchronous (an async view reaches it through sync_to_async, one
-thread for every query of the process), has no bound on a query's wait
-that holds when the server hangs, and a connection per thread rather than
-a pool with DB_POOL_SIZE connections (README.md, "Database access").
+layer is synchronous (an async view reaches it through sync_to_async, on
+one thread for every query of the process), a statement's wait has no
+client-side bound (a hung server holds the thread), and only PostgreSQL
+has a pool (psycopg's, since Django 5.1; MySQL has a connection per
+thread). README.md, "Database access", says more.
 
 Neither pool connects at start: connections open on demand and stay open,
 so the service starts, and later recovers, whether or not the database is
