@@ -28,6 +28,7 @@ test: setup
 	cd services/node-fastify && npm ci --no-audit --no-fund --loglevel=error && npm test
 	# The venv is the service's build output, made by TestConformance above.
 	cd services/python-fastapi && .venv/bin/python -m unittest discover -s tests
+	cd services/python-django && .venv/bin/python -m unittest discover -s tests
 
 # The real API server test (internal/k8s TestRealAPIServer) needs etcd and
 # kube-apiserver, built once from the tools/k8stest module into the user

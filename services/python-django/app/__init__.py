@@ -1,0 +1,1 @@
+"""The Django implementation of the showdown contract (workloads/README.md)."""
