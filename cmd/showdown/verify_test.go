@@ -319,7 +319,7 @@ func TestConformance(t *testing.T) {
 	for _, m := range ms {
 		names[m.Name] = true
 	}
-	for _, want := range []string{"go-stdlib", "java-helidon", "java-spring", "node-http", "python-fastapi", "rust-axum"} {
+	for _, want := range []string{"go-stdlib", "java-helidon", "java-micronaut", "java-quarkus", "java-spring", "node-http", "python-fastapi", "rust-axum"} {
 		if !names[want] {
 			t.Errorf("service %s not discovered under %s/services", want, root)
 		}
