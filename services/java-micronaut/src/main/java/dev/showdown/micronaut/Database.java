@@ -72,7 +72,17 @@ public final class Database {
         if (pool == null) {
             throw new ApiException(503, "database not configured");
         }
-        Connection c = pool.getConnection();
+        Connection c;
+        try {
+            c = pool.getConnection();
+        } catch (SQLTransientConnectionException | SQLNonTransientConnectionException e) {
+            throw e;
+        } catch (SQLException e) {
+            // Whatever the driver says ("Interrupted while attempting to connect", state 99999, when
+            // the pool gives up a connection attempt during a crash), a failed borrow means the
+            // database could not be reached: 503, not a bug.
+            throw new SQLTransientConnectionException(name + ": no connection", e.getSQLState(), e);
+        }
         lend.check(c);
         return c;
     }
