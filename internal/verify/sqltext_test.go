@@ -19,7 +19,7 @@ const servicesDir = "../../services"
 
 // expectedServices are the implementations the project ships; each must
 // have its manifest, and any other folder with one is checked too.
-var expectedServices = []string{"go-stdlib", "java-helidon", "java-spring", "node-http", "python-fastapi", "rust-axum"}
+var expectedServices = []string{"go-stdlib", "java-helidon", "java-micronaut", "java-quarkus", "java-spring", "node-http", "python-fastapi", "rust-axum"}
 
 var (
 	dollarParam = regexp.MustCompile(`\$[0-9]+`)
