@@ -320,7 +320,7 @@ func TestConformance(t *testing.T) {
 	for _, m := range ms {
 		names[m.Name] = true
 	}
-	for _, want := range []string{"go-gin", "go-stdlib", "java-helidon", "java-spring", "node-express", "node-fastify", "node-http", "python-django", "python-fastapi", "rust-actix", "rust-axum"} {
+	for _, want := range []string{"go-gin", "go-stdlib", "java-helidon", "java-micronaut", "java-quarkus", "java-spring", "node-express", "node-fastify", "node-http", "python-django", "python-fastapi", "rust-actix", "rust-axum"} {
 		if !names[want] {
 			t.Errorf("service %s not discovered under %s/services", want, root)
 		}

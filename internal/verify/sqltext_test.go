@@ -19,7 +19,7 @@ const servicesDir = "../../services"
 
 // expectedServices are the implementations the project ships; each must
 // have its manifest, and any other folder with one is checked too.
-var expectedServices = []string{"go-gin", "go-stdlib", "java-helidon", "java-spring", "node-express", "node-fastify", "node-http", "python-django", "python-fastapi", "rust-actix", "rust-axum"}
+var expectedServices = []string{"go-gin", "go-stdlib", "java-helidon", "java-micronaut", "java-quarkus", "java-spring", "node-express", "node-fastify", "node-http", "python-django", "python-fastapi", "rust-actix", "rust-axum"}
 
 var (
 	dollarParam = regexp.MustCompile(`\$[0-9]+`)
