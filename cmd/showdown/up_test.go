@@ -148,7 +148,7 @@ func TestConnectionBudget(t *testing.T) {
 		want string
 	}{
 		// up --plan keeps every implementation alive at once.
-		{[]string{"up", "--plan", "../../plans/stacks.yaml"}, "6 services × 20 + 4 harness = 124 > max_connections 100"},
+		{[]string{"up", "--plan", "../../plans/stacks.yaml"}, "13 services × 20 + 4 harness = 264 > max_connections 100"},
 		// --env applies to the one service.
 		{[]string{"up", "--service", "node-http", "--workload", "bank", "--env", "WORKERS=6"}, "node-http 6 processes × 20 + 4 harness = 124 > max_connections 100"},
 		// run checks at validation time (--check included).
