@@ -126,6 +126,11 @@ func (w *Watch) runtime(rt string) {
 	case rt == "" && r.Runtime == "":
 		r.Rule = RuleNoJIT
 	}
+	if r.Rule == RuleNoJIT {
+		r.MaxRise = 0 // no trend judged
+	} else if r.Auto {
+		r.MaxRise = w.trend.MaxRise
+	}
 }
 
 // Floor records the machine's per-second noise (cv, noise.Floor.Max)
