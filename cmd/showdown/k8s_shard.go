@@ -148,8 +148,8 @@ func runK8sWarmup(st *state, args []string) error {
 	_, open := p.model.(load.OpenModel)
 	watch := warmup.NewWatch(plan.Warmup{Auto: *auto, Max: plan.Duration(*maxD), Time: plan.Duration(*maxD)}, open)
 	watch.Floor(*noiseCV)
-	// The service's compiler threads run in another pod: the rule's third
-	// condition (warmup.WatchCompiler) cannot be applied here.
+	// The service's threads run in another pod: its runtime cannot be
+	// recognised (warmup.WatchRuntime), so the trend rule alone applies.
 	rec, aerr := watch.Drive(st.ctx, func(ctx context.Context, on func(load.Progress)) (*load.Result, error) {
 		return load.NewAttacker(append(append([]load.Option(nil), p.opts...), load.OnProgress(on))...).Attack(ctx, p.sc, p.model)
 	}, nil)

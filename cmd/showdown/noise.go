@@ -52,7 +52,7 @@ func runNoise(st *state, args []string) error {
 		r := f.Rates[i][1:]
 		fmt.Fprintf(st.stdout, "| %d | %.0f - %.0f | %s | %s | %s |\n", c, slices.Min(r), slices.Max(r), pct(f.CV[i]), pct(meansCV(r, 6)), pct(meansCV(r, 10)))
 	}
-	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: the warm-up rule allows it a per-second CV of max(%s, %s).\n", pct(stats.DefaultSteady.MaxCV), pct(f.Max))
+	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: at a per-second noise of %s, a JIT runtime's warm-up needs about %d s of a plateau to show a rise under %s per 10 s.\n", pct(f.Max), stats.DefaultTrend.WindowFor(f.Max), pct(stats.DefaultTrend.MaxRise))
 	return nil
 }
 

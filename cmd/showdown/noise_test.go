@@ -31,9 +31,9 @@ func TestNoise(t *testing.T) {
 		if !strings.Contains(out.String(), tc.wantOut) || !strings.Contains(errb.String(), tc.wantErr) {
 			t.Errorf("%q: stdout %q, stderr %q; want %q and %q", tc.args, out.String(), errb.String(), tc.wantOut, tc.wantErr)
 		}
-		// The threshold stated is the rule's own (stats.DefaultSteady),
+		// The bound stated is the trend rule's own (stats.DefaultTrend),
 		// whatever its value.
-		if want := "per-second CV of max(" + pct(stats.DefaultSteady.MaxCV) + ", "; tc.code == exitOK && !strings.Contains(out.String(), want) {
+		if want := "a rise under " + pct(stats.DefaultTrend.MaxRise) + " per 10 s"; tc.code == exitOK && !strings.Contains(out.String(), want) {
 			t.Errorf("%q: stdout %q does not state the rule's threshold %q", tc.args, out.String(), want)
 		}
 	}

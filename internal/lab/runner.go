@@ -189,8 +189,8 @@ func (x *execution) measureNoise(ctx context.Context) {
 	x.Say("machine noise: per-second CV %s on CPUs %v", percents(f.CV), cpus)
 	if f.Max > stats.DefaultSteadyMaxCV {
 		x.Warn("this machine's own speed varies %.0f%% from second to second (a memory-bound probe on each of its CPUs at once, nothing else running); "+
-			"the warm-up rule holds services to that instead of %.0f%%, and single-trial differences of that order are within the machine's noise (plans/README.md)",
-			f.Max*100, stats.DefaultSteadyMaxCV*100)
+			"a JIT runtime's warm-up needs a longer window to rule out a remaining rise, and single-trial differences of that order are within the machine's noise (plans/README.md)",
+			f.Max*100)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/showdownlab/showdown/internal/proctree"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
-	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -304,14 +303,14 @@ trials: 2
 		t.Fatalf("%d service runs, want 2", len(rec.Services))
 	}
 	// The machine's noise was measured before the first start, on every
-	// CPU (the plan has no placement), and the rule held services to it.
+	// CPU (the plan has no placement), and each warm-up records it.
 	f := rec.Machine.Noise
 	if f == nil || len(f.CPUs) != runtime.NumCPU() || len(f.Rates[0]) != 3 {
 		t.Fatalf("machine noise %+v, want 3 s on each of %d CPUs", f, runtime.NumCPU())
 	}
 	for _, sr := range rec.Services {
-		if wu := sr.Warmup; wu != nil && (wu.MaxCV != max(stats.DefaultSteadyMaxCV, f.Max) || wu.MaxDrift != max(stats.DefaultSteadyMaxDrift, f.Max/2)) {
-			t.Errorf("warm-up thresholds CV %v, drift %v; want the larger of the rule's 5%% and the machine's %v (half of it for the drift)", wu.MaxCV, wu.MaxDrift, f.Max)
+		if wu := sr.Warmup; wu != nil && wu.Auto && wu.Noise != f.Max {
+			t.Errorf("warm-up machine noise %v, want the machine's %v", wu.Noise, f.Max)
 		}
 	}
 	for i, sr := range rec.Services {

@@ -21,9 +21,11 @@ const LaterWarmupShare = warmup.LaterShare
 // (auto) until the steady-state rule holds on the live per-second series,
 // at most its cap (for a start's first workload; later ones
 // LaterWarmupShare of it). It records the curve either way; nil when wp
-// is no warm-up. The rule also waits until the runtime's compiler threads
-// in pid's tree are quiet (warmup.MaxCompilerCPU). With a request count it sends about that many requests
-// (whole iterations per user), at most the cap long.
+// is no warm-up. The rule is chosen by the runtime pid's threads show
+// (warmup.WatchRuntime): a JVM's waits for its compiler threads to be
+// quiet and for the trend, Node's for the trend, a runtime without a JIT
+// is warmed for warmup.NoJITWarmup. With a request count it sends about
+// that many requests (whole iterations per user), at most the cap long.
 func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level int, first bool, wp plan.Warmup) (*results.WarmupRun, error) {
 	l := x.plan.Load
 	d := warmup.Budget(wp, first)
@@ -40,7 +42,7 @@ func (x *execution) warmUp(ctx context.Context, sc load.Scenario, pid int, level
 		watch.Floor(f.Max)
 	}
 	if pid > 0 {
-		watch.WatchCompiler(func() time.Duration { return monitor.CompilerCPU(int32(pid)) })
+		watch.WatchRuntime(func() (time.Duration, string) { return monitor.Compiler(int32(pid)) })
 	}
 	x.progress.Phase("warm-up", d)
 	return watch.Drive(ctx, func(ctx context.Context, on func(load.Progress)) (*load.Result, error) {

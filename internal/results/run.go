@@ -287,10 +287,31 @@ type WarmupRun struct {
 	// compiler threads used each second (a JVM's C1 and C2), where the
 	// lab could see them; the rule waits until it is low as well.
 	CompilerCPU []float64 `json:"compiler_cpu_percent,omitempty"`
-	// CV and Drift are the rule's figures over the last window, and
-	// MaxCV and MaxDrift the thresholds it applied: the rule's defaults,
-	// or the machine's own noise where that was larger.
-	CV       float64 `json:"cv,omitempty"`
+	// Rule names the rule of an automatic warm-up (package warmup):
+	// "compiler+trend" (a JIT whose compiler threads were watched),
+	// "trend" (a JIT whose compiler could not be told apart, or threads
+	// not seen) or "no-jit" (a fixed short warm-up). With Steady it ended
+	// the warm-up; without, the cap did. Runtime is what the service's
+	// threads showed: "hotspot", "v8", or empty for none.
+	Rule    string `json:"rule,omitempty"`
+	Runtime string `json:"runtime,omitempty"`
+	// Window is the length (s) of the last window the rule judged: the
+	// trend's, or the seconds of a no-jit warm-up. Rise is the series'
+	// slope over it in the direction of warming (throughput rising,
+	// latency falling), as a share of the window's mean per 10 s, and
+	// RiseHigh its 95% interval's upper end; MaxRise is the rule's bound
+	// on that upper end and on the interval's half-width.
+	Window   int     `json:"window,omitempty"`
+	Rise     float64 `json:"rise_per_10s,omitempty"`
+	RiseHigh float64 `json:"rise_per_10s_high,omitempty"`
+	MaxRise  float64 `json:"max_rise_per_10s,omitempty"`
+	// CV is the window's coefficient of variation, for the record.
+	CV float64 `json:"cv,omitempty"`
+	// Noise is the machine's own per-second CV measured before the first
+	// start (machine.noise.max_cv), beside the rule's figures.
+	Noise float64 `json:"machine_noise,omitempty"`
+	// Drift, MaxCV and MaxDrift are the figures of the rule before the
+	// trend rule (a CV and a drift under thresholds), in older records.
 	Drift    float64 `json:"drift,omitempty"`
 	MaxCV    float64 `json:"max_cv,omitempty"`
 	MaxDrift float64 `json:"max_drift,omitempty"`

@@ -22,76 +22,139 @@ const LaterShare = 1.0 / 3
 
 // Budget is how long the warm-up of a level may last: a fixed warm-up's
 // time, or an automatic one's cap (warmup_max) for a start's first
-// workload and LaterShare of it (at least the rule's window and two
-// seconds) for later ones.
+// workload and LaterShare of it (at least the trend rule's shortest
+// window and two seconds) for later ones.
 func Budget(w plan.Warmup, first bool) time.Duration {
 	if !w.Auto {
 		return time.Duration(w.Time)
 	}
 	d := time.Duration(w.Max)
 	if !first {
-		d = max(time.Duration(float64(d)*LaterShare), time.Duration(stats.DefaultSteadyWindow+2)*time.Second)
+		d = max(time.Duration(float64(d)*LaterShare), time.Duration(stats.DefaultTrendMinWindow+2)*time.Second)
 	}
 	return d
 }
+
+// The rules that end an automatic warm-up, one per kind of runtime; the
+// record names the one applied (results.WarmupRun.Rule). The machine's
+// noise decides none of them: a runtime is warm when it has stopped
+// changing, not when the machine is quiet. plans/README.md ("Warm-up
+// until steady state") has the measurements behind each.
+const (
+	// RuleCompilerTrend is the rule of a runtime whose JIT compiler
+	// threads can be watched (HotSpot: C1, C2, a JVMCI compiler): they
+	// used at most MaxCompilerCPU over the last CompilerWindow seconds,
+	// and the series has no rise left (stats.DefaultTrend).
+	RuleCompilerTrend = "compiler+trend"
+	// RuleTrend is the trend alone: for a runtime with a JIT whose
+	// compiler cannot be told apart (V8, which compiles on the worker
+	// threads of its garbage collector), and for a service whose threads
+	// cannot be seen at all (the Kubernetes warm-up pod).
+	RuleTrend = "trend"
+	// RuleNoJIT is a fixed NoJITWarmup for a runtime that compiles
+	// nothing while it serves (Go, Rust, CPython 3.11): it fills the
+	// connection pools and caches, then measures.
+	RuleNoJIT = "no-jit"
+)
+
+// NoJITWarmup is how long a runtime without a JIT is warmed: its pools
+// fill with the first requests of 50 users, Go's heap and GC pacer settle
+// within a few of the dozens of collections a second such a load makes,
+// and CPython's specializing interpreter rewrites a function after a few
+// calls. On the noisy day of 2026-11-27 go-stdlib, rust-axum and
+// python-fastapi were at their level from their second or third second;
+// ten seconds leave a margin over that, and equal the window the
+// compiler condition averages over.
+const NoJITWarmup = 10 * time.Second
+
+// CompilerWindow is the span (seconds) over which the compiler threads'
+// CPU is averaged against MaxCompilerCPU.
+const CompilerWindow = stats.DefaultSteadyWindow
 
 // Watch applies the steady-state rule to a warm-up's per-second series
 // as it comes, recording the curve in Record.
 type Watch struct {
 	// Record is the warm-up as results.WarmupRun records it.
 	Record *results.WarmupRun
-	rule   stats.Steady
+	trend  stats.Trend
 	open   bool
 	done   bool
-	// compiler reads the service's compiler threads' CPU time so far;
-	// nil when they cannot be seen (the service runs elsewhere).
-	compiler func() time.Duration
+	// compiler reads the service's compiler threads' CPU time so far and
+	// the runtime its threads show; nil when they cannot be seen (the
+	// service runs elsewhere).
+	compiler func() (time.Duration, string)
 	compiled time.Duration
 }
 
-// MaxCompilerCPU is the third condition of the steady-state rule where
-// the service's threads can be seen: its runtime's compiler threads used
-// at most this share of one CPU (percent), on average over the rule's
-// window. A JVM whose throughput rests on a plateau while C2 still
-// compiles its hot paths is not warm: its throughput is about to climb
-// again (plans/README.md has the measurement behind the value).
+// MaxCompilerCPU is the compiler condition of RuleCompilerTrend: the
+// runtime's compiler threads used at most this share of one CPU
+// (percent), on average over CompilerWindow. A JVM whose throughput rests
+// on a plateau while C2 still compiles its hot paths is not warm: its
+// throughput is about to climb again (plans/README.md has the
+// measurement behind the value).
 const MaxCompilerCPU = 2.0
 
-// WatchCompiler makes the rule wait, too, until the runtime has stopped
-// compiling: read gives the CPU time the service's compiler threads have
-// used so far (monitor.CompilerCPU), and is called once a second.
+// WatchCompiler makes the rule RuleCompilerTrend: read gives the CPU time
+// the service's compiler threads have used so far (monitor.CompilerCPU),
+// and is called once a second.
 func (w *Watch) WatchCompiler(read func() time.Duration) {
-	w.compiler = read
-	w.compiled = read()
+	w.WatchRuntime(func() (time.Duration, string) { return read(), "hotspot" })
 }
 
-// Floor holds the rule to the machine's own noise where that is larger
-// than the rule's thresholds: cv is the machine's per-second coefficient
-// of variation (noise.Floor.Max). A series that varies no more than the
-// machine itself cannot be told from steady on that machine, and asking
-// more of it only runs every warm-up to its cap. The trend allowed grows
-// by half as much: noise of CV c gives a window's trend a spread of about
-// c, so half of it still passes by chance within seconds, while a real
-// climb (a runtime still tiering up) of that size is still caught.
+// WatchRuntime chooses the rule by the runtime the service's threads show
+// and watches its compiler: read gives what monitor.Compiler does (the
+// compiler threads' CPU time so far, and "hotspot", "v8" or "" for a
+// runtime without a JIT), and is called now and once a second. A runtime
+// recognised later (its compiler threads started late) changes the rule
+// from then on.
+func (w *Watch) WatchRuntime(read func() (time.Duration, string)) {
+	w.compiler = read
+	var rt string
+	w.compiled, rt = read()
+	w.runtime(rt)
+}
+
+// runtime sets the rule for the runtime rt shows ("hotspot", "v8" as
+// monitor names them, "" for none); a runtime once recognised stays.
+func (w *Watch) runtime(rt string) {
+	r := w.Record
+	switch {
+	case rt == "hotspot":
+		r.Runtime, r.Rule = rt, RuleCompilerTrend
+	case rt != "" && r.Rule != RuleCompilerTrend:
+		r.Runtime, r.Rule = rt, RuleTrend
+	case rt == "" && r.Runtime == "":
+		r.Rule = RuleNoJIT
+	}
+	if r.Rule == RuleNoJIT {
+		r.MaxRise = 0 // no trend judged
+	} else if r.Auto {
+		r.MaxRise = w.trend.MaxRise
+	}
+}
+
+// Floor records the machine's per-second noise (cv, noise.Floor.Max)
+// beside the rule's figures. No threshold rises with it: the trend rule's
+// interval widens by itself with the noise the series shows.
 func (w *Watch) Floor(cv float64) {
 	if math.IsNaN(cv) || cv <= 0 {
 		return
 	}
-	w.rule.MaxCV = max(w.rule.MaxCV, cv)
-	w.rule.MaxDrift = max(w.rule.MaxDrift, cv/2)
-	w.Record.MaxCV, w.Record.MaxDrift = w.rule.MaxCV, w.rule.MaxDrift
+	w.Record.Noise = cv
 }
 
 // NewWatch starts watching a warm-up in the open or the closed model.
 // The open model's throughput is its send rate, so there the rule watches
-// the median latency; the closed model's is the throughput.
+// the median latency; the closed model's is the throughput. Until
+// WatchRuntime says otherwise the rule is RuleTrend.
 func NewWatch(wp plan.Warmup, open bool) *Watch {
-	w := &Watch{Record: &results.WarmupRun{Auto: wp.Auto, Steady: !wp.Auto, Metric: "throughput"}, rule: stats.DefaultSteady, open: open}
+	w := &Watch{Record: &results.WarmupRun{Auto: wp.Auto, Steady: !wp.Auto, Metric: "throughput"}, trend: stats.DefaultTrend, open: open}
 	if w.open {
 		w.Record.Metric = "p50_ms"
 	}
 	if wp.Auto {
-		w.Record.MaxCV, w.Record.MaxDrift = w.rule.MaxCV, w.rule.MaxDrift
+		w.Record.Rule = RuleTrend
+		w.Record.MaxRise = w.trend.MaxRise
 	}
 	return w
 }
@@ -102,24 +165,35 @@ func NewWatch(wp plan.Warmup, open bool) *Watch {
 func (w *Watch) Observe(rate float64, p50 time.Duration) bool {
 	r := w.Record
 	r.Throughput = append(r.Throughput, rate)
-	series := r.Throughput
+	series, warming := r.Throughput, 1.0
 	if w.open {
 		r.Series = append(r.Series, float64(p50)/1e6)
-		series = r.Series
+		series, warming = r.Series, -1
 	}
-	quiet := true
 	if w.compiler != nil {
-		c := w.compiler()
+		c, rt := w.compiler()
 		r.CompilerCPU = append(r.CompilerCPU, math.Round(float64(c-w.compiled)/float64(time.Second)*1000)/10)
 		w.compiled = c
-		quiet = compilerQuiet(r.CompilerCPU, w.rule.Window)
+		if r.Auto && !w.done {
+			w.runtime(rt)
+		}
 	}
 	if !r.Auto || w.done {
 		return w.done
 	}
-	ok, cv, drift := w.rule.Holds(series)
-	r.CV, r.Drift = finite(cv), finite(drift)
-	if ok && quiet {
+	if r.Rule == RuleNoJIT {
+		r.Window = len(series)
+		w.done = time.Duration(len(series))*time.Second >= NoJITWarmup
+		r.Steady = w.done
+		return w.done
+	}
+	f := w.trend.Holds(series, warming)
+	r.Window, r.Rise, r.RiseHigh = f.Window, finite(f.Rise), finite(f.High)
+	if f.Window > 0 {
+		r.CV = finite(stats.CV(series[len(series)-f.Window:]))
+	}
+	quiet := r.Rule != RuleCompilerTrend || compilerQuiet(r.CompilerCPU, CompilerWindow)
+	if f.Holds && quiet {
 		w.done, r.Steady = true, true
 	}
 	return w.done

@@ -255,10 +255,20 @@ func Warmup(wu *results.WarmupRun) string {
 }
 
 // ruleFigures are the steady-state rule's figures over the warm-up's
-// last window: CV, drift and, where watched, the compiler threads' CPU.
+// last window: the rule, the trend and its interval's upper end against
+// the bound and, for a JIT compiler watched, its threads' CPU. Records
+// from before the trend rule give their CV and drift.
 func ruleFigures(wu *results.WarmupRun) string {
-	s := fmt.Sprintf("CV %.1f%%, drift %.1f%%", 100*wu.CV, 100*wu.Drift)
-	if n := len(wu.CompilerCPU); n > 0 {
+	var s string
+	switch wu.Rule {
+	case "":
+		s = fmt.Sprintf("CV %.1f%%, drift %.1f%%", 100*wu.CV, 100*wu.Drift)
+	case "no-jit":
+		return fmt.Sprintf("no JIT: a fixed %d s", wu.Window)
+	default:
+		s = fmt.Sprintf("%s: rise %+.1f%% per 10 s over %d s, at most %+.1f%% (bound %.1f%%)", wu.Rule, 100*wu.Rise, wu.Window, 100*wu.RiseHigh, 100*wu.MaxRise)
+	}
+	if n := len(wu.CompilerCPU); n > 0 && wu.Rule != "trend" {
 		s += fmt.Sprintf(", JIT compiler %.0f%% of a CPU", stats.Mean(wu.CompilerCPU[max(0, n-stats.DefaultSteadyWindow):]))
 	}
 	return s
