@@ -37,6 +37,7 @@ var floorOf = map[string]int{
 	"bench/attack/generators": commands,
 	"bench/attack/hello":      commands,
 	"bench/attack/prof":       commands,
+	"bench/warmup-cold":       commands,
 
 	"internal/lab":       runners,
 	"internal/k8s":       runners,

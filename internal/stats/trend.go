@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math"
-	"slices"
 )
 
 // Trend is the no-remaining-trend rule of a warm-up: some window of the
@@ -118,7 +117,8 @@ func (t Trend) WindowFor(cv float64) int {
 	return max(mw, int(math.Ceil(need)))
 }
 
-// mad is the median absolute deviation of xs from their median.
+// mad is the median absolute deviation of xs from their median (0 for
+// none; median, in comparison.go, is shared).
 func mad(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
@@ -129,20 +129,6 @@ func mad(xs []float64) float64 {
 		dev[i] = math.Abs(x - med)
 	}
 	return median(dev)
-}
-
-// median of xs (0 for none); xs is left as it was.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
 }
 
 // fit is the rule on one window.
