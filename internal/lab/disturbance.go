@@ -4,21 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
 // cpuSet is a placement's CPU list, or every CPU the process could run
-// on at its start when it is empty.
-func cpuSet(list string) []int {
-	if list != "" {
-		if cpus, err := cpulist.Parse(list); err == nil {
-			return cpus
-		}
-	}
-	return machine.CPUs()
-}
+// on at its start when it is empty (machine.CPUSet).
+func cpuSet(list string) []int { return machine.CPUSet(list) }
 
 // machineSamples collects the machine's per-second state in the
 // background: how busy the service's and the generator's CPUs were (all

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -105,14 +105,7 @@ func (pr *progress) result(lr *results.LevelRun) {
 		pr.line(fmt.Sprintf("%s: %d %s: FAILED: %s", pr.where, lr.Level, pr.unit(), lr.Reason))
 		return
 	}
-	t := lr.Total
-	msg := fmt.Sprintf("%s: %d %s: %s req/s, p50 %s, p99 %s, errors %.2f%%, CPU %.0f%%, RSS %s",
-		pr.where, lr.Level, pr.unit(), human.Count(t.Throughput), human.Ms(t.Latency.P50), human.Ms(t.Latency.P99),
-		t.ErrorPercent, lr.Service.CPUMean, human.Bytes(float64(lr.Service.RSSPeakBytes)))
-	if len(lr.Violations) > 0 {
-		msg += fmt.Sprintf(", %d INVARIANT FAILURES", len(lr.Violations))
-	}
-	pr.line(msg)
+	pr.line(fmt.Sprintf("%s: %d %s: %s", pr.where, lr.Level, pr.unit(), wording.Level(lr)))
 }
 
 // addTrial counts one more trial's levels (trials: auto).
@@ -177,7 +170,7 @@ func (pr *progress) draw() {
 		}
 	}
 	if p := pr.last; p.Requests > 0 {
-		fmt.Fprintf(&b, " · %s req/s · %d errors · p99 %s", human.Count(p.Rate), p.Errors, human.Ms(float64(p.P99)/1e6))
+		b.WriteString(" · " + wording.Live(p))
 	}
 	fmt.Fprint(pr.w, b.String())
 	pr.drawn = true

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/showdownlab/showdown/internal/cpulist"
 )
 
 // startCPUs are the CPUs the process could run on when it started, read
@@ -233,4 +235,16 @@ func (c CPUInfo) MeanMHz(cpus []int) float64 {
 		return 0
 	}
 	return sum / float64(n)
+}
+
+// CPUSet is the CPUs of a list in taskset's form ("0", "1-3", "0,2"), or
+// every CPU the process could run on at its start (CPUs) when the list
+// is empty or not one.
+func CPUSet(list string) []int {
+	if list != "" {
+		if cpus, err := cpulist.Parse(list); err == nil {
+			return cpus
+		}
+	}
+	return CPUs()
 }

@@ -136,3 +136,16 @@ func TestRealProc(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCPUSet: a list is its CPUs; an empty or bad list is every CPU the
+// process could run on.
+func TestCPUSet(t *testing.T) {
+	if got := CPUSet("0,2-3"); len(got) != 3 || got[0] != 0 || got[1] != 2 || got[2] != 3 {
+		t.Errorf("CPUSet(0,2-3) = %v, want [0 2 3]", got)
+	}
+	for _, list := range []string{"", "x"} {
+		if got, want := CPUSet(list), CPUs(); len(got) != len(want) || len(got) == 0 {
+			t.Errorf("CPUSet(%q) = %v, want the process's CPUs %v", list, got, want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/load"
 )
 
 // Pair says one pair of a verdict: "rust-axum 2.08× go-stdlib [2.01,
@@ -272,4 +273,24 @@ func ruleFigures(wu *results.WarmupRun) string {
 		s += fmt.Sprintf(", JIT compiler %.0f%% of a CPU", stats.Mean(wu.CompilerCPU[max(0, n-stats.DefaultSteadyWindow):]))
 	}
 	return s
+}
+
+// Level is a measured level's progress line: "48213 req/s, p50 0.91ms,
+// p99 3.2ms, errors 0.00%, CPU 99%, RSS 12.3 MiB", and its invariant
+// failures.
+func Level(lr *results.LevelRun) string {
+	t := lr.Total
+	msg := fmt.Sprintf("%s req/s, p50 %s, p99 %s, errors %.2f%%, CPU %.0f%%, RSS %s",
+		human.Count(t.Throughput), human.Ms(t.Latency.P50), human.Ms(t.Latency.P99),
+		t.ErrorPercent, lr.Service.CPUMean, human.Bytes(float64(lr.Service.RSSPeakBytes)))
+	if len(lr.Violations) > 0 {
+		msg += fmt.Sprintf(", %d INVARIANT FAILURES", len(lr.Violations))
+	}
+	return msg
+}
+
+// Live is the load's figures on the live status line: "48213 req/s · 0
+// errors · p99 3.2ms".
+func Live(p load.Progress) string {
+	return fmt.Sprintf("%s req/s · %d errors · p99 %s", human.Count(p.Rate), p.Errors, human.Ms(float64(p.P99)/1e6))
 }
