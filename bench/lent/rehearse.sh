@@ -96,7 +96,7 @@ for f in /work/showdown/bin/showdown /work/showdown/services/go-stdlib/bin/serve
 	$L/jre/bin/java $L/jre/lib/server/libjvm.so $L/jre/lib/*.so; do
 	case $(ldd "$f" 2>&1) in *"not a dynamic"*|*"statically linked"*) continue ;; esac
 	case $f in */libawt_xawt.so|*/libsplashscreen.so|*/libjawt.so|*/libawt_headless.so|*/libfontmanager.so|*/liblcms.so|*/libjsound.so|*/libawt.so|*/libmlib_image.so|*/libjavajpeg.so) continue ;; esac
-	miss "" "$f"
+	miss $L/jre/lib/server "$f" # the JDK libraries load after libjvm.so, which the launcher loads
 done
 miss $L/node/lib $L/node/libexec/node
 for f in $L/pg/usr/lib/postgresql/15/bin/* $L/pg/usr/lib/postgresql/15/lib/*.so; do miss $L/pg/lib "$f"; done

@@ -48,6 +48,7 @@ what_of() {
 	2) echo "node-http and python-fastapi vs go-stdlib, string, cores 1 2 4 8, two starts" ;;
 	3) echo "bank capacity at p99 <= 10 ms: go-stdlib, java-spring, node-http at cores 1 and 4, PostgreSQL on its own CPUs" ;;
 	4) echo "rust-axum vs go-stdlib, string, cores 1 2 4 8, two starts" ;;
+	rehearse) echo "the rehearsal: every stack on string and bank at cores 1, from the packs alone" ;;
 	esac
 }
 
@@ -84,6 +85,8 @@ unpack() {
 		echo "$sum" >"$lent/.parts/$part"
 		say "unpacked $part ($(du -sh "$f" | cut -f1) packed) from $(dirname "$f")"
 	done
+	cat bin/lent/pack*/COMMIT 2>/dev/null | head -1 >"$lent/COMMIT.new" && [ -s "$lent/COMMIT.new" ] && mv "$lent/COMMIT.new" "$lent/COMMIT"
+	rm -f "$lent/COMMIT.new"
 	if [ -d "$lent/tree" ]; then
 		cp -a "$lent/tree/." "$repo/"
 	fi
@@ -286,7 +289,7 @@ esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 exec > >(tee "$work/log") 2>&1
-echo "# lent call $call: $(what_of "$call"); $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || cat bin/lent/pack*/COMMIT 2>/dev/null | head -1), budget ${budget} s"
+echo "# lent call $call: $(what_of "$call"); $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || cat "$lent/COMMIT" 2>/dev/null), budget ${budget} s"
 machine
 unpack || { finish "$call" 1; exit 1; }
 setup
@@ -329,7 +332,7 @@ if [ -n "$run" ] && [ -f "$run/summary.md" ]; then
 		# call's measurements exist; a cut one says so in the state.
 		how=complete
 		[ "$rc" = 0 ] || how="cut at the budget (exit $rc)"
-		echo "$call $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $how" >>"$lent/state"
+		echo "$call $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || cat "$lent/COMMIT" 2>/dev/null || echo '?') $how" >>"$lent/state"
 	fi
 else
 	say "the plan wrote no summary (exit $rc)"
