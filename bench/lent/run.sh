@@ -98,7 +98,13 @@ unpack() {
 			say "python3 is ${v:-missing}, the carried wheels are for 3.12: python-fastapi cannot run"
 		elif [ ! -f "$venv/.lent" ] || [ "$(cat "$venv/.lent")" != "$(cat "$lent/.parts/python")" ]; then
 			rm -rf "$venv"
-			python3 -m venv --without-pip "$venv" || return 1
+			if ! python3 -m venv --without-pip "$venv" 2>/dev/null; then
+				# No venv module (a distribution's split package): the same by hand.
+				rm -rf "$venv"
+				mkdir -p "$venv/bin" "$venv/lib/python3.12/site-packages"
+				ln -s "$(command -v python3)" "$venv/bin/python"
+				printf 'home = %s\ninclude-system-site-packages = false\nversion = 3.12\n' "$(dirname "$(command -v python3)")" >"$venv/pyvenv.cfg"
+			fi
 			cp -a "$lent/python/site-packages/." "$venv/lib/python3.12/site-packages/"
 			cp "$lent/.parts/python" "$venv/.lent"
 		fi
