@@ -129,7 +129,12 @@ ln -s "$standin/bin/python3.12" "$root/usr/local/bin/python3"
 ns /usr/local/bin/python3 -c 'import ssl, ctypes, lzma, sqlite3, sys; print("stand-in for the lent machine'"'"'s Python:", sys.version.split()[0])' ||
 	die "the stand-in Python 3.12 does not run in the root"
 
-# 5. The plan, with what the packs carry (all of them unpacked in /var/lent).
+# 5. The calls' plans are valid (their core counts aside, which need the
+# 16 CPUs: checked at [1] here), then the rehearsal's plan, with what the
+# packs carry (all of them unpacked in /var/lent).
+ns /bin/bash -c 'cd /work/showdown && for f in bench/lent/call*.yaml; do
+	sed "s/^cores: .*/cores: [1]/" "$f" >"/tmp/$(basename "$f")" && bin/showdown run --check "/tmp/$(basename "$f")" || exit 1
+done' || die "a call's plan is not valid"
 rc=0
 ns /bin/bash -c "cd /work/showdown && LENT=/var/lent OUT=/work/showdown/results/lent BUDGET=1200 bash bench/lent/run.sh rehearse" || rc=$?
 # run.sh unpack again here: the venv needs the stand-in Python, absent at step 2.
