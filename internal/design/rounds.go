@@ -47,7 +47,12 @@ type rounds struct {
 // (interleave.RoundOrder). Rounds go on until each
 // adjacent pair is precise within the start, or the start's share of
 // measure_max is spent; starts go on past the plan's trials, up to
-// trials_max, while a pair is not precise overall.
+// trials_max, while a pair is not precise overall. With a budget, each
+// start's rounds take what the starts still owed leave of it
+// (roundsBudget), another start begins only when it fits, and the
+// verdict says what the budget bought (interleave.Bought). A round whose
+// record shows the machine disturbed it is measured again at once
+// (interleave.Disturbed).
 func (Rounds) Run(ctx context.Context, b Bench) {
 	x := &rounds{b: b, p: b.Plan()}
 	p := x.p
