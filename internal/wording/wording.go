@@ -69,7 +69,7 @@ func Verdict(v *results.Verdict) []string {
 		case v.NeedSeconds > 0:
 			b += fmt.Sprintf("; about %v would bring every pair within the precision", time.Duration(v.NeedSeconds*float64(time.Second)).Round(time.Minute))
 		case v.NeedSeconds < 0:
-			b += "; no budget would bring every pair within the precision in trials_max starts: the starts differ too much"
+			b += "; within trials_max starts no budget would bring every pair within the precision (the starts differ too much: each pair below says how many starts would)"
 		}
 		out = append(out, b)
 	}
