@@ -218,6 +218,11 @@ func (p *Plan) applyDefaults() {
 	} else {
 		p.trialsSet = true
 	}
+	if p.TrialsMax == 0 && p.Rounds.Budget > 0 {
+		// A budget, not a count, bounds the starts: more while a pair is
+		// wide and another start fits, up to the default most.
+		p.TrialsMax = DefaultTrialsMax
+	}
 	if p.TrialsMax < p.Trials {
 		p.TrialsMax = p.Trials
 	}
