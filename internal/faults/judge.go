@@ -21,7 +21,13 @@ type Attempt struct {
 	Status int
 	// Refused is a connection refused: nothing reached the service.
 	Refused bool
+	// Answer is the start of the body of an answer that is not 2xx (what
+	// the service said went wrong), at most answerExcerpt bytes.
+	Answer string
 }
+
+// answerExcerpt bounds Attempt.Answer.
+const answerExcerpt = 200
 
 // Unknown reports a transfer sent whose answer never came: it may or may
 // not have happened.

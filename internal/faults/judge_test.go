@@ -143,3 +143,16 @@ func TestJudgeCounts(t *testing.T) {
 		t.Errorf("verdict %s: %v %v %v", ft.Verdict, ft.Problems, r0.Problems, r1.Problems)
 	}
 }
+
+func TestPrefixKeepsTheStart(t *testing.T) {
+	var b strings.Builder
+	p := &prefix{&b, 5}
+	for _, w := range []string{"abc", "defg", "hij"} {
+		if n, err := p.Write([]byte(w)); n != len(w) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
+		}
+	}
+	if got := b.String(); got != "abcde" {
+		t.Errorf("kept %q, want %q", got, "abcde")
+	}
+}

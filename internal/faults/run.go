@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -267,10 +269,14 @@ func (r *run) send(ctx context.Context, w, seq int, from, to int64) *Attempt {
 	resp, err := r.hc.Do(req)
 	if err == nil {
 		// An answer counts once whole: a body cut short is no answer.
-		_, rerr := io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		var head strings.Builder
+		_, rerr := io.Copy(io.Discard, io.TeeReader(io.LimitReader(resp.Body, 1<<16), &prefix{&head, answerExcerpt}))
 		resp.Body.Close()
 		if rerr == nil {
 			a.Status = resp.StatusCode
+			if a.Status/100 != 2 {
+				a.Answer = head.String()
+			}
 		}
 	} else if errors.Is(err, syscall.ECONNREFUSED) {
 		a.Refused = true
@@ -419,7 +425,7 @@ func (r *run) terminate(ctx context.Context, probe []int64) []string {
 		if a.Status == 0 {
 			fail("the transfer open at SIGTERM got no answer (refused %v)", a.Refused)
 		} else {
-			fail("the transfer open at SIGTERM was answered %d, want 200", a.Status)
+			fail("the transfer open at SIGTERM was answered %d %s, want 200", a.Status, strconv.Quote(a.Answer))
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, termExitLimit+5*time.Second)
@@ -439,4 +445,17 @@ func (r *run) terminate(ctx context.Context, probe []int64) []string {
 	}
 	restart()
 	return problems
+}
+
+// prefix keeps the first n bytes written to it in b and drops the rest.
+type prefix struct {
+	b *strings.Builder
+	n int
+}
+
+func (p *prefix) Write(data []byte) (int, error) {
+	if room := p.n - p.b.Len(); room > 0 {
+		p.b.Write(data[:min(room, len(data))])
+	}
+	return len(data), nil
 }

@@ -223,11 +223,6 @@ impl Postgres {
         })
         .await
     }
-
-    /// close closes the pool: idle connections now, borrowed ones on return.
-    pub fn close(&self) {
-        self.pool.close();
-    }
 }
 
 /// Mysql is the MariaDB/MySQL pool with the time bounds of its requests.
@@ -291,10 +286,5 @@ impl Mysql {
             Ok::<_, DbError>(())
         })
         .await
-    }
-
-    /// close disconnects the pool once its connections are back.
-    pub async fn close(self) {
-        let _ = self.pool.disconnect().await;
     }
 }

@@ -11,7 +11,7 @@ mod sku;
 mod string;
 mod users;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,20 +30,18 @@ use crate::observe::{Front, Metrics};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 // Shutdown timing. The contract allows 10 s from SIGTERM to exit, pools
-// included: SHUTDOWN_GRACE + POOL_CLOSE_WAIT stays under it.
+// included: they close with their workers, within SHUTDOWN_GRACE.
 
 /// SHUTDOWN_GRACE is how long, after SIGTERM, actix-web's workers get to
 /// finish the connections they have (in whole seconds: its unit).
 const SHUTDOWN_GRACE_SECS: u64 = 7;
-/// POOL_CLOSE_WAIT bounds closing the pools at exit.
-const POOL_CLOSE_WAIT: Duration = Duration::from_secs(1);
 /// PING_TIMEOUT bounds each database ping of /health.
 const PING_TIMEOUT: Duration = Duration::from_secs(1);
 /// BACKLOG is the listening socket's queue of connections not yet accepted.
 const BACKLOG: u32 = 2048;
 
-/// AppState is what handlers share across every worker: the pools (None
-/// when their URL is unset) and the metrics.
+/// AppState is one worker's state: its own pools (None when their URL is
+/// unset) and the metrics every worker shares.
 pub struct AppState {
     /// pg is the PostgreSQL pool of bank and users.
     pub pg: Option<Postgres>,
@@ -142,14 +140,29 @@ impl Config {
                 }
             }
         };
+        let database_url = env("DATABASE_URL", "");
+        let mysql_url = env("MYSQL_URL", "");
+        // Each worker has its own pools (see run), so DB_POOL_SIZE is split
+        // between them and every worker needs at least one connection.
+        let has_db = !database_url.is_empty() || !mysql_url.is_empty();
+        let workers = if has_db && raw.is_empty() {
+            workers.min(pool_size)
+        } else {
+            if has_db && workers > pool_size {
+                errs.push(format!(
+                    "ACTIX_WORKERS={workers} with DB_POOL_SIZE={pool_size}: each worker needs at least one connection of the pool; raise DB_POOL_SIZE or lower ACTIX_WORKERS"
+                ));
+            }
+            workers
+        };
         if !errs.is_empty() {
             return Err(errs.join("; "));
         }
         let addr = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
         Ok(Config {
             addr,
-            database_url: env("DATABASE_URL", ""),
-            mysql_url: env("MYSQL_URL", ""),
+            database_url,
+            mysql_url,
             pool_size,
             log_requests,
             limits,
@@ -255,24 +268,38 @@ async fn shutdown_signal() {
 
 /// run serves until SIGTERM or SIGINT, then drains and returns.
 async fn run(cfg: Config) -> Result<(), String> {
+    // The URLs are checked once here, before any worker starts; the pools
+    // themselves are opened per worker, below.
     let pg = Postgres::open(&cfg.database_url, cfg.pool_size, cfg.limits)?;
     let my = Mysql::open(&cfg.mysql_url, cfg.pool_size, cfg.limits)?;
+    let (has_pg, has_my) = (pg.is_some(), my.is_some());
+    drop((pg, my));
     let metrics = Arc::new(Metrics::new(&ROUTES));
-    let state = web::Data::new(AppState {
-        pg: pg.clone(),
-        my: my.clone(),
-        commit_resolved: metrics.commit_resolved.clone(),
-        metrics: metrics.clone(),
-    });
     let draining = Arc::new(AtomicBool::new(false));
-    let front = Front { metrics, log_requests: cfg.log_requests, draining: draining.clone() };
+    let front = Front { metrics: metrics.clone(), log_requests: cfg.log_requests, draining: draining.clone() };
+    let started = Arc::new(AtomicUsize::new(0));
+    let (database_url, mysql_url, pool_size, workers, limits) =
+        (cfg.database_url.clone(), cfg.mysql_url.clone(), cfg.pool_size, cfg.workers, cfg.limits);
 
     // One App per worker thread (actix-web's model: each worker runs its
-    // own single-threaded runtime); they share the state, pools included.
+    // own single-threaded runtime), and with it that worker's own pools:
+    // a connection belongs to the runtime that opened it (its socket is
+    // registered with that runtime's reactor, and tokio-postgres drives it
+    // from a task there), so a pool shared by the workers would lose the
+    // connections of whichever worker stops first at SIGTERM, under the
+    // requests other workers are still finishing on them. mysql_async's
+    // documentation asks for the same: a Pool per actix-server worker.
     let server = HttpServer::new(move || {
         let front = front.clone();
+        let share = pool_share(pool_size, workers, started.fetch_add(1, Ordering::Relaxed));
+        let state = web::Data::new(AppState {
+            pg: Postgres::open(&database_url, share, limits).expect("DATABASE_URL checked at start"),
+            my: Mysql::open(&mysql_url, share, limits).expect("MYSQL_URL checked at start"),
+            commit_resolved: metrics.commit_resolved.clone(),
+            metrics: metrics.clone(),
+        });
         actix_web::App::new()
-            .app_data(state.clone())
+            .app_data(state)
             .wrap_fn(move |req, srv| front.serve(req, srv))
             .service(resource("/uppercase", "POST").route(web::post().to(string::uppercase)))
             .service(resource("/count", "POST").route(web::post().to(string::count)))
@@ -304,27 +331,27 @@ async fn run(cfg: Config) -> Result<(), String> {
     let addrs: Vec<String> = server.addrs().iter().map(|a| a.to_string()).collect();
     tracing::info!(
         addr = addrs.join(","),
-        postgres = pg.is_some(),
-        mysql = my.is_some(),
+        postgres = has_pg,
+        mysql = has_my,
         pool_size = cfg.pool_size,
         workers = cfg.workers,
         "listening"
     );
+    // Each worker's pools close with its runtime, once its connections
+    // are finished (or the grace is over): nothing is borrowed by then.
     server.run().await.map_err(|e| format!("server: {e}"))?;
-
-    let close = async {
-        if let Some(pg) = pg {
-            pg.close();
-        }
-        if let Some(my) = my {
-            my.close().await;
-        }
-    };
-    if tokio::time::timeout(POOL_CLOSE_WAIT, close).await.is_err() {
-        tracing::warn!("exit with database connections still borrowed");
-    }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// pool_share is worker i's part of a pool of size connections split over
+/// workers: the remainder goes one each to the first workers, so the parts
+/// add up to size. A worker started again after a crash takes the part of
+/// the one it replaces (i counts every start).
+fn pool_share(size: usize, workers: usize, i: usize) -> usize {
+    let workers = workers.max(1);
+    let i = i % workers;
+    (size / workers + usize::from(i < size % workers)).max(1)
 }
 
 #[cfg(test)]
@@ -341,5 +368,16 @@ mod tests {
         assert_eq!(parse_duration("0s"), None); // not positive
         assert_eq!(parse_duration("2"), None); // no unit
         assert_eq!(parse_duration("2d"), None); // unknown unit
+    }
+
+    #[test]
+    fn pool_shares() {
+        use super::pool_share;
+        let parts = |size, workers| (0..workers).map(|i| pool_share(size, workers, i)).collect::<Vec<_>>();
+        assert_eq!(parts(20, 2), vec![10, 10]);
+        assert_eq!(parts(20, 3), vec![7, 7, 6]);
+        assert_eq!(parts(20, 16).iter().sum::<usize>(), 20);
+        assert_eq!(parts(16, 16), vec![1; 16]);
+        assert_eq!(pool_share(20, 3, 3), 7); // a restarted worker 0
     }
 }
