@@ -41,6 +41,7 @@ var importRules = []struct {
 	{"internal/faults", []string{"internal/lab", "internal/report", "internal/verify"}, "the fault test brings a stack up and judges it, whoever asks"},
 	{"internal/scenario", []string{"internal/lab", "internal/report", "internal/stack", "internal/db"}, "scenarios only drive load"},
 	{"internal/lab", []string{"internal/report", "internal/k8s"}, "the runner writes results; drawing them is the report's"},
+	{"internal/lab", []string{"internal/verify", "internal/faults", "internal/noise", "internal/neighbour"}, "the lab calls the contract suite, the fault test, the noise probe and the neighbour through lab.Steps, which the command wires"},
 	{"internal/results", []string{"internal/cgroup", "internal/monitor", "internal/noise", "internal/proctree", "internal/neighbour", "internal/service", "internal/db"}, "reading a results folder links no sampler, cgroupfs or process code: results owns the records it stores"},
 	{"internal/cgroup", []string{"internal/monitor", "internal/results", "internal/plan"}, "limits and pinning need no sampler"},
 	{"internal/monitor", []string{"internal/cgroup", "internal/results", "internal/plan"}, "the sampler reads processes, whoever asks"},

@@ -1,19 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/showdownlab/showdown/internal/faults"
 	"github.com/showdownlab/showdown/internal/lab"
 	"github.com/showdownlab/showdown/internal/machine"
+	"github.com/showdownlab/showdown/internal/neighbour"
+	"github.com/showdownlab/showdown/internal/noise"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/report"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
+	"github.com/showdownlab/showdown/internal/verify"
 )
 
 func init() {
@@ -74,6 +79,18 @@ func runRun(st *state, args []string) error {
 	return executePlan(st, root, p, *resultsDir, "showdown run "+strings.Join(args, " "))
 }
 
+// labSteps are the parts of a run that the lab calls and their own
+// packages own.
+var labSteps = lab.Steps{
+	Noise: func(ctx context.Context, cpus []int, seconds int) (results.NoiseFloor, error) {
+		f, err := noise.Measure(ctx, cpus, seconds)
+		return results.NoiseFloor(f), err
+	},
+	Neighbour: neighbour.StartOn,
+	Contract:  verify.RunEach,
+	Faults:    faults.RunPlan,
+}
+
 // executePlan runs a resolved plan, writes its report, prints the summary
 // and decides the exit code.
 func executePlan(st *state, root string, p *plan.Plan, resultsDir, command string) error {
@@ -83,6 +100,7 @@ func executePlan(st *state, root string, p *plan.Plan, resultsDir, command strin
 		Progress:   st.stderr,
 		TTY:        st.stderrTTY,
 		Command:    command,
+		Steps:      labSteps,
 	}
 	dir, rec, err := rn.Run(st.ctx, p)
 	if dir != "" {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
-	"github.com/showdownlab/showdown/internal/schedule"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -72,7 +71,7 @@ type Bench interface {
 	// does not cut.
 	Audit(ctx context.Context, w plan.Workload) ([]results.Violation, error)
 	// RunStart starts one implementation alone and measures it.
-	RunStart(ctx context.Context, s schedule.Start) []*results.ServiceRun
+	RunStart(ctx context.Context, s plan.Start) []*results.ServiceRun
 }
 
 // Progress is the live progress of a run.

@@ -11,9 +11,7 @@ import (
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
-	"github.com/showdownlab/showdown/internal/schedule"
 	"github.com/showdownlab/showdown/load"
-	"github.com/showdownlab/showdown/workloads"
 )
 
 // What the lab offers a design (design.Bench) and the arms it keeps
@@ -57,7 +55,7 @@ func (x *execution) StartFrozen(ctx context.Context, trial int, arms []plan.Impl
 		if ctx.Err() != nil {
 			break
 		}
-		l := x.bringUp(ctx, schedule.Start{Implementation: arms[i], Workloads: x.plan.Workloads, Trial: trial}, false)
+		l := x.bringUp(ctx, plan.Start{Implementation: arms[i], Workloads: x.plan.Workloads, Trial: trial}, false)
 		x.rec.Services = append(x.rec.Services, l.srs...)
 		if l.svc == nil {
 			continue
@@ -106,7 +104,7 @@ func (x *execution) PrepareFrozen(ctx context.Context, lives []design.Arm, wi in
 // nothing is reset: what the rounds write grows under every arm alike,
 // as they take turns.
 func (x *execution) ResetForRounds(ctx context.Context, w plan.Workload, ls []design.Arm) error {
-	if x.plan.Database.Reset == "never" || workloads.Database(w.Name) == workloads.NoDatabase {
+	if x.plan.Database.Reset == "never" || !w.HasDatabase() {
 		return nil
 	}
 	if err := x.dbs.Reset(ctx, w.Name); err != nil {

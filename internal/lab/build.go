@@ -9,7 +9,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
-	"github.com/showdownlab/showdown/load/atomicfile"
+	"github.com/showdownlab/showdown/internal/stack"
 )
 
 // build builds every service the plan uses, once; cached builds are free.
@@ -66,16 +66,8 @@ func (x *execution) build(ctx context.Context) {
 func (x *execution) buildOne(ctx context.Context, m *service.Manifest, b *results.Build) {
 	name := m.Name
 	logPath := filepath.Join(x.dir, "builds", name+".log")
-	f, err := atomicfile.Create(logPath, 0o644)
-	if err != nil {
-		b.Error = err.Error()
-		return
-	}
 	x.Say("building %s", name)
-	res, err := m.Build(ctx, f)
-	if cerr := f.Commit(); cerr != nil {
-		x.Warn("%s: %v", logPath, cerr)
-	}
+	res, err := stack.Build(ctx, m, logPath, func(s string) { x.Warn("%s", s) })
 	b.Cached, b.Seconds, b.ArtifactBytes = res.Cached, res.Duration.Seconds(), res.ArtifactBytes
 	if err != nil {
 		b.Error = err.Error()

@@ -8,14 +8,10 @@ import (
 
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stack"
-	"github.com/showdownlab/showdown/internal/verify"
 )
 
-// maxDetail bounds a failed check's detail in run.json.
-const maxDetail = 500
-
 // contract runs the contract suite's non-destructive checks of workload w
-// (verify.Target.NonDestructive: all but the database outage, hung
+// (the Contract step, verify.RunEach: all but the database outage, hung
 // database and shutdown checks, which stay in `showdown verify`) on the
 // started service that is then measured, and counts them into c. It
 // returns why the service fails the contract, or "".
@@ -64,26 +60,28 @@ func (x *execution) contract(ctx context.Context, svc *stack.Service, w string, 
 // again.
 const ContractRetryPause = time.Second
 
-// runSuite runs the suite's non-destructive checks of w once, counting
-// them into c.
+// maxDetail bounds a failed check's detail in run.json.
+const maxDetail = 500
+
+// runSuite runs the suite's non-destructive checks of w once (the
+// Contract step), counting them into c.
 func (x *execution) runSuite(ctx context.Context, svc *stack.Service, w string, c *results.Contract) {
-	t := verify.Target{BaseURL: svc.URL(), Workloads: []string{w}, KnownSKUs: x.known, NonDestructive: true}
+	var open func(ctx context.Context, workload string) (int, error)
 	if x.dbs != nil {
-		t.OpenTransactions = x.dbs.OpenTransactions
+		open = x.dbs.OpenTransactions
 	}
-	verify.Run(ctx, t, func(r verify.Result) {
-		switch r.Status {
-		case verify.Pass:
+	x.rn.Steps.Contract(ctx, svc.URL(), w, x.known, open, func(check string, passed, skipped bool, detail string) {
+		switch {
+		case passed:
 			c.Passed++
-		case verify.Skip:
+		case skipped:
 			c.Skipped++
 		default:
 			c.Failed++
-			d := r.Detail
-			if len(d) > maxDetail {
-				d = d[:maxDetail] + "..."
+			if len(detail) > maxDetail {
+				detail = detail[:maxDetail] + "..."
 			}
-			c.Failures = append(c.Failures, results.CheckFailure{Check: r.Check, Detail: d})
+			c.Failures = append(c.Failures, results.CheckFailure{Check: check, Detail: detail})
 		}
 	})
 }

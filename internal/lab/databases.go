@@ -3,14 +3,12 @@ package lab
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
-	"github.com/showdownlab/showdown/workloads"
 )
 
 // startDatabases starts the servers the plan's workloads need, pinned to
@@ -24,8 +22,8 @@ func (x *execution) startDatabases(ctx context.Context) error {
 		ws = append(ws, w.Name)
 	}
 	engines := stack.Engines(ws)
-	info.Postgres = slices.Contains(engines, workloads.Postgres)
-	if info.MariaDB = slices.Contains(engines, workloads.MySQL); info.MariaDB {
+	info.Postgres = p.UsesPostgres()
+	if info.MariaDB = p.UsesMariaDB(); info.MariaDB {
 		info.SKURows = p.Database.SKURows
 	}
 	maxConns := p.Database.MaxConnections
@@ -79,13 +77,7 @@ func (x *execution) BeforeStart(ctx context.Context, ws []plan.Workload) (string
 	if x.plan.Database.Restart != "trial" {
 		return "", nil
 	}
-	done := map[workloads.Engine]bool{}
-	for _, w := range ws {
-		e := workloads.Database(w.Name)
-		if e == workloads.NoDatabase || done[e] {
-			continue
-		}
-		done[e] = true
+	for _, w := range plan.OnePerDatabase(ws) {
 		if err := x.dbs.Restart(ctx, w.Name); err != nil {
 			return "restart database", err
 		}

@@ -20,7 +20,7 @@ type machineSamples struct {
 	list []results.MachineSample
 }
 
-func sampleMachine(ctx context.Context, serviceCPUs, generatorCPUs []int) *machineSamples {
+func sampleMachine(ctx context.Context, serviceCPUs, genCPUs []int) *machineSamples {
 	m := &machineSamples{done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
@@ -44,7 +44,7 @@ func sampleMachine(ctx context.Context, serviceCPUs, generatorCPUs []int) *machi
 				info, _ := machine.ReadCPUInfo()
 				m.list = append(m.list, results.MachineSample{Time: now, Interval: now.Sub(prevT),
 					ServiceCPUsBusy:   machine.BusyPercent(prev, st, serviceCPUs),
-					GeneratorCPUsBusy: machine.BusyPercent(prev, st, generatorCPUs),
+					GeneratorCPUsBusy: machine.BusyPercent(prev, st, genCPUs),
 					StealPercent:      machine.StealPercent(prev, st),
 					Load1:             load1, MHz: info.MeanMHz(serviceCPUs)})
 				prev, prevT = st, now

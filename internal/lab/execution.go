@@ -30,9 +30,11 @@ type Runner struct {
 	// Command is the command line that started the run, for run.json.
 	Command string
 	// NoiseSeconds is how long the machine's own noise is measured before
-	// the first service starts (0: noise.DefaultSeconds; negative: not
+	// the first service starts (0: the Noise step's default; negative: not
 	// measured, and the warm-up rule keeps its own thresholds).
 	NoiseSeconds int
+	// Steps are the parts of the run other packages own (Steps).
+	Steps Steps
 }
 
 // execution is the state of one plan being executed.
@@ -86,7 +88,7 @@ func (w sayWriter) Write(b []byte) (int, error) {
 
 // newResultsDir creates results/<UTC time>-<plan>/, never reusing one.
 func newResultsDir(parent, name string, now time.Time) (string, error) {
-	base := filepath.Join(parent, now.UTC().Format("20060102T150405Z")+"-"+sanitizeName(name))
+	base := filepath.Join(parent, now.UTC().Format("20060102T150405Z")+"-"+results.FileName(name))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
@@ -102,17 +104,6 @@ func newResultsDir(parent, name string, now time.Time) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("cannot create a new results folder next to %s", base)
-}
-
-// sanitizeName makes s a file name: anything but letters, digits and
-// "-_.+@" becomes "_".
-func sanitizeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '+' || r == '@' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // tailFile is the last lines of the file at path ("" if unreadable).

@@ -6,29 +6,22 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
+	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
-	"github.com/showdownlab/showdown/internal/proctree"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/scenario"
-	"github.com/showdownlab/showdown/internal/schedule"
 	"github.com/showdownlab/showdown/internal/stack"
-	"github.com/showdownlab/showdown/load/atomicfile"
-	"github.com/showdownlab/showdown/workloads"
 )
 
 // live is one implementation started for a trial: its process, limits
 // and log, the measurements it serves and their records.
 type live struct {
 	x       *execution
-	s       schedule.Start
+	s       plan.Start
 	im      plan.Implementation
-	ms      []schedule.Measurement
+	ms      []plan.Measurement
 	srs     []*results.ServiceRun
 	svc     *stack.Service
-	grp     *cgroup.Group
-	logf    *atomicfile.File
-	logPath string
 	nmt     bool
 	stopped bool
 	frozen  bool
@@ -71,13 +64,7 @@ func (l *live) awaitQuiet() {
 	if x == nil || x.dbs == nil {
 		return
 	}
-	seen := map[workloads.Engine]bool{}
-	for _, w := range x.plan.Workloads {
-		e := workloads.Database(w.Name)
-		if e == workloads.NoDatabase || seen[e] {
-			continue
-		}
-		seen[e] = true
+	for _, w := range plan.OnePerDatabase(x.plan.Workloads) {
 		deadline := time.Now().Add(quietMax)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -109,9 +96,8 @@ func signalTree(pid int, sig syscall.Signal) {
 	if pid <= 0 {
 		return
 	}
-	_ = syscall.Kill(pid, sig)
-	for _, c := range proctree.Descendants(int32(pid)) {
-		_ = syscall.Kill(int(c), sig)
+	for _, p := range monitor.Tree(pid) {
+		_ = syscall.Kill(int(p), sig)
 	}
 }
 
@@ -189,11 +175,10 @@ func (l *live) Down() {
 	for _, sr := range l.srs {
 		sr.ExitCode = max(code, 0)
 		if sr.Status != results.OK && sr.LogTail == "" {
-			sr.LogTail = tailFile(l.logPath, 40)
+			sr.LogTail = tailFile(l.svc.LogPath(), 40)
 		}
 	}
-	l.logf.Commit()
-	l.grp.Remove()
+	l.svc.Close()
 }
 
 func countStatus(ls []*results.LevelRun, status results.Status) int {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/proctree"
+	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -29,7 +29,7 @@ func withNMT(env map[string]string) {
 // tree rooted at pid, with the jcmd of the JDK that runs it.
 func nativeMemory(ctx context.Context, pid int) *results.NativeMemory {
 	jvm := 0
-	for _, p := range append([]int32{int32(pid)}, proctree.Descendants(int32(pid))...) {
+	for _, p := range monitor.Tree(pid) {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p)); err == nil && strings.TrimSpace(string(b)) == "java" {
 			jvm = int(p)
 			break

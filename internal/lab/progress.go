@@ -77,10 +77,10 @@ func (pr *progress) Phase(name string, d time.Duration) {
 	pr.mu.Unlock()
 }
 
-func (pr *progress) level(level int, d time.Duration) {
-	pr.Phase(fmt.Sprintf("%d %s", level, pr.unit()), d)
+func (pr *progress) level(n int, d time.Duration) {
+	pr.Phase(fmt.Sprintf("%d %s", n, pr.unit()), d)
 	if !pr.tty {
-		pr.line(fmt.Sprintf("%s: %d %s for %v", pr.where, level, pr.unit(), d))
+		pr.line(fmt.Sprintf("%s: %d %s for %v", pr.where, n, pr.unit(), d))
 	}
 }
 

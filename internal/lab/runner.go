@@ -11,14 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/design"
-	"github.com/showdownlab/showdown/internal/neighbour"
-	"github.com/showdownlab/showdown/internal/noise"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
-	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/internal/warmup"
 )
 
 // Run executes p and returns the results folder and its record. A failure
@@ -30,6 +28,9 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	parent := rn.ResultsDir
 	if parent == "" {
 		parent = filepath.Join(rn.Root, "results")
+	}
+	if err := rn.Steps.check(p, rn.NoiseSeconds >= 0); err != nil {
+		return "", nil, err
 	}
 	dir, err := newResultsDir(parent, p.Name, time.Now())
 	if err != nil {
@@ -78,7 +79,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	// The generator is this process: pin it now, after the builds, which
 	// should have every CPU.
 	if cpus := p.Placement.GeneratorCPUs; cpus != "" {
-		if err := cgroup.PinTree(os.Getpid(), cpus); err != nil {
+		if err := machine.PinTree(os.Getpid(), cpus); err != nil {
 			x.Warn("generator not pinned to CPUs %s: %v", cpus, err)
 		}
 		x.sizeGenerator(cpus)
@@ -86,8 +87,8 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	x.progress = newProgress(rn.Progress, rn.TTY, p)
 	defer x.progress.close()
 	if p.Rounds.Neighbour {
-		if n := x.startNeighbour(); n != nil {
-			defer n.Stop()
+		if stop := x.startNeighbour(); stop != nil {
+			defer stop()
 		}
 	}
 	d, why := design.For(p)
@@ -96,7 +97,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 	}
 	d.Run(ctx, x)
 	if p.Faults != nil && ctx.Err() == nil {
-		x.runFaults(ctx)
+		rn.Steps.Faults(ctx, p, dir, x.rec, x.manifests, func(s string) { x.Say("%s", s) }, func(s string) { x.Warn("%s", s) })
 	}
 	return dir, x.rec, ctx.Err()
 }
@@ -118,23 +119,24 @@ func (x *execution) sizeGenerator(cpus string) {
 }
 
 // startNeighbour starts the plan's noisy neighbour on the service's CPUs
-// (CPU 0 without a placement), for the whole measurement, and says so.
-func (x *execution) startNeighbour() *neighbour.Neighbour {
+// (CPU 0 without a placement), for the whole measurement, says so, and
+// returns how to stop it (nil: none started).
+func (x *execution) startNeighbour() func() {
 	cpus := cpuSet(x.plan.Placement.ServiceCPUs)
 	if len(cpus) == 0 {
 		cpus = []int{0}
 	}
-	o := neighbour.Options{CPUs: cpus, Max: 24 * time.Hour}
-	if t := x.plan.Rounds.NeighbourTurns; len(t) == 2 {
-		o.MinPeriod, o.MaxPeriod = time.Duration(t[0]), time.Duration(t[1])
+	var turns []time.Duration
+	for _, t := range x.plan.Rounds.NeighbourTurns {
+		turns = append(turns, time.Duration(t))
 	}
-	n, err := neighbour.Start(o)
+	stop, span, err := x.rn.Steps.Neighbour(cpus, turns)
 	if err != nil {
 		x.Warn("no noisy neighbour: %v", err)
 		return nil
 	}
-	x.Warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time on average, its share drifting between turns %v-%v apart, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus, n.Options().MinPeriod, n.Options().MaxPeriod)
-	return n
+	x.Warn("a noisy neighbour (neighbour: true) hogged CPUs %v at random, half of the time on average, its share drifting between turns %s apart, while the services were measured: these figures measure the method on a disturbed machine, not the stacks", cpus, span)
+	return stop
 }
 
 // sayCores says where a plan with cores placed everything, and warns
@@ -165,9 +167,6 @@ func (x *execution) measureNoise(ctx context.Context) {
 	if secs < 0 || ctx.Err() != nil {
 		return
 	}
-	if secs == 0 {
-		secs = noise.DefaultSeconds
-	}
 	pl := x.plan.Placement
 	seen := map[int]bool{}
 	var cpus []int
@@ -178,16 +177,15 @@ func (x *execution) measureNoise(ctx context.Context) {
 		}
 	}
 	sort.Ints(cpus)
-	x.Say("measuring the machine's own noise on CPUs %v (%d s)", cpus, secs)
-	f, err := noise.Measure(ctx, cpus, secs)
+	x.Say("measuring the machine's own noise on CPUs %v", cpus)
+	f, err := x.rn.Steps.Noise(ctx, cpus, secs)
 	if err != nil {
 		x.Warn("machine noise not measured: %v", err)
 		return
 	}
-	nf := results.NoiseFloor(f)
-	x.rec.Machine.Noise = &nf
-	x.Say("machine noise: per-second CV %s on CPUs %v", percents(f.CV), cpus)
-	if f.Max > stats.DefaultSteadyMaxCV {
+	x.rec.Machine.Noise = &f
+	x.Say("machine noise: per-second CV %s on CPUs %v (%d s)", percents(f.CV), cpus, f.Seconds)
+	if f.Max > warmup.SteadyMaxCV {
 		x.Warn("this machine's own speed varies %.0f%% from second to second (a memory-bound probe on each of its CPUs at once, nothing else running); "+
 			"a JIT runtime's warm-up needs a longer window to rule out a remaining rise, and single-trial differences of that order are within the machine's noise (plans/README.md)",
 			f.Max*100)

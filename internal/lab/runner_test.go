@@ -87,7 +87,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ load:
 placement: {}
 `)
 	parent := t.TempDir()
-	rn := &Runner{Root: root, ResultsDir: parent, Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: parent, Command: "go test", NoiseSeconds: -1}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
@@ -238,7 +238,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ load:
   warmup_max: 12s
 trials: 2
 `)
-	rn := &Runner{Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: 3}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: 3}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

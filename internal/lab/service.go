@@ -8,24 +8,19 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/scenario"
-	"github.com/showdownlab/showdown/internal/schedule"
-	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/wording"
 	"github.com/showdownlab/showdown/load"
-	"github.com/showdownlab/showdown/load/atomicfile"
-	"github.com/showdownlab/showdown/workloads"
 )
 
 // runStart starts one implementation once and measures it on each
 // workload of s in turn: contract check, warm-up, every level. It returns
 // one record per workload; a failure before the service is up fails them
 // all, a failure on one workload fails that one and the next is tried.
-func (x *execution) RunStart(ctx context.Context, s schedule.Start) []*results.ServiceRun {
+func (x *execution) RunStart(ctx context.Context, s plan.Start) []*results.ServiceRun {
 	l := x.bringUp(ctx, s, true)
 	if l.svc == nil {
 		return l.srs
@@ -64,15 +59,15 @@ func (x *execution) RunStart(ctx context.Context, s schedule.Start) []*results.S
 // bringUp starts s's implementation with its limits and log and returns
 // it live, after the plan's database restart when restart is set; when it
 // could not start, every record is failed and svc is nil.
-func (x *execution) bringUp(ctx context.Context, s schedule.Start, restart bool) *live {
+func (x *execution) bringUp(ctx context.Context, s plan.Start, restart bool) *live {
 	p, im := x.plan, s.Implementation
 	x.starts++
-	l := &live{x: x, s: s, im: im, ms: schedule.Measurements(p, s.Workloads, x.skuIndex), settled: map[string]*scenario.Scenario{}}
+	l := &live{x: x, s: s, im: im, ms: p.Measurements(s.Workloads, x.skuIndex), settled: map[string]*scenario.Scenario{}}
 	for _, m := range l.ms {
 		w := m.Workload
-		dir := filepath.Join("runs", w.Name, sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
+		dir := filepath.Join("runs", w.Name, results.FileName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
 		if m.Setting.Label != "" {
-			dir = filepath.Join("runs", w.Name, sanitizeName(im.ID()), sanitizeName(m.Setting.Label), fmt.Sprintf("trial-%d", s.Trial))
+			dir = filepath.Join("runs", w.Name, results.FileName(im.ID()), results.FileName(m.Setting.Label), fmt.Sprintf("trial-%d", s.Trial))
 		}
 		sr := &results.ServiceRun{Start: x.starts, Implementation: im.ID(), Service: im.Service, Variant: im.Variant, Cores: im.Cores, Workload: w.Name,
 			Database: m.Setting.Label, Trial: s.Trial, Status: results.OK, Dir: dir}
@@ -85,7 +80,7 @@ func (x *execution) bringUp(ctx context.Context, s schedule.Start, restart bool)
 		}
 		l.srs = append(l.srs, sr)
 	}
-	startDir := filepath.Join(x.dir, "starts", sanitizeName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
+	startDir := filepath.Join(x.dir, "starts", results.FileName(im.ID()), fmt.Sprintf("trial-%d", s.Trial))
 	for _, sr := range l.srs {
 		if err := os.MkdirAll(filepath.Join(x.dir, sr.Dir), 0o755); err != nil {
 			return l.failAll(ctx, "", "%v", err)
@@ -116,50 +111,24 @@ func (x *execution) bringUp(ctx context.Context, s schedule.Start, restart bool)
 	if im.Cores > 0 {
 		cpus, quota = p.CoreCPUs(im.Cores), 0
 	}
-	grp, err := cgroup.New(im.ID(), cgroup.Limits{CPUs: cpus, CPUQuota: quota, MemoryBytes: int64(p.Limits.Memory)})
 	l.cpus = cpuSet(cpus)
-	if err != nil {
-		return l.failAll(ctx, "", "limits: %v", err)
-	}
-	l.grp = grp
-	x.rec.Limits = results.AppliedLimits(grp.Applied())
-
-	// The log is written under a temporary name and appears whole when the
-	// service has stopped (its tail is read from the temporary file).
-	logf, err := atomicfile.Create(filepath.Join(startDir, "service.log"), 0o644)
-	if err != nil {
-		grp.Remove()
-		return l.failAll(ctx, "", "%v", err)
-	}
-	l.logf, l.logPath = logf, logf.Name()
 	env := armEnv(p, im, m)
 	l.nmt = p.NativeMemory && m.Language == "java"
 	if l.nmt {
 		withNMT(env)
 	}
 	x.progress.Service(im.ID(), s.Workloads[0].Name, s.Trial)
-	svc, err := stack.StartService(ctx, m, x.dbs, stack.ServiceOptions{Env: env, Log: logf, Wrap: grp.Wrap})
+	// The log is written under a temporary name and appears whole when the
+	// service has stopped (its tail is read from the temporary file).
+	logPath := filepath.Join(startDir, "service.log")
+	svc, err := stack.StartService(ctx, m, x.dbs, stack.ServiceOptions{Env: env, LogPath: logPath,
+		Confine: &stack.Confinement{Name: im.ID(), CPUs: cpus, CPUQuota: quota, MemoryBytes: int64(p.Limits.Memory)}})
 	if err != nil {
-		l.failAll(ctx, tailFile(l.logPath, 40), "start: %v", err)
-		logf.Commit()
-		grp.Remove()
-		return l
+		return l.failAll(ctx, tailFile(logPath, 40), "start: %v", err)
 	}
+	x.rec.Limits = results.AppliedLimits(svc.Applied())
 	l.svc = svc
 	return l
-}
-
-// armEnv is the environment an arm starts with: the plan's, the
-// manifest's cores knob at the arm's cores, then the implementation's
-// own (a variant that pins WORKERS on purpose keeps it).
-func armEnv(p *plan.Plan, im plan.Implementation, m *service.Manifest) map[string]string {
-	env := map[string]string{}
-	for _, src := range []map[string]string{p.Env, m.Cores.EnvAt(im.Cores), im.Env} {
-		for k, v := range src {
-			env[k] = v
-		}
-	}
-	return env
 }
 
 // measureWorkload runs one workload on a started service: database reset
@@ -244,7 +213,7 @@ func (x *execution) prepareWorkload(ctx context.Context, svc *stack.Service, im 
 // database first when the plan says so. It returns why the level failed,
 // or "".
 func (x *execution) levelOf(ctx context.Context, svc *stack.Service, sc *scenario.Scenario, w plan.Workload, lr *results.LevelRun) string {
-	if x.plan.Database.Reset == "level" && workloads.Database(w.Name) != workloads.NoDatabase {
+	if x.plan.Database.Reset == "level" && w.HasDatabase() {
 		if err := x.dbs.Reset(ctx, w.Name); err != nil {
 			lr.Status, lr.Reason = results.Failed, "reset database: "+err.Error()
 			return fmt.Sprintf("level %d: %s", lr.Level, lr.Reason)

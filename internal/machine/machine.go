@@ -1,10 +1,11 @@
 // Package machine reads the whole machine as the lab sees it: the CPUs
 // this process may run on, the CPUs' times (/proc/stat), the load
 // average (/proc/loadavg), the memory (/proc/meminfo) and the CPUs' model
-// and frequency (/proc/cpuinfo). It is the one reader of those files;
-// internal/monitor samples processes, this package the machine around
-// them. Each file has a Parse function for its text, which the readers
-// use and tests feed fixtures. It imports nothing of the project.
+// and frequency (/proc/cpuinfo), and it pins a running process tree to
+// CPUs (PinTree). It is the one reader of those files; internal/monitor
+// samples processes, this package the machine around them. Each file has
+// a Parse function for its text, which the readers use and tests feed
+// fixtures. It imports only leaves (cpulist, proctree).
 package machine
 
 import (

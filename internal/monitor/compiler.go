@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/showdownlab/showdown/internal/proctree"
 )
 
 // CompilerThreads are the name prefixes of the threads in which a runtime
@@ -51,7 +49,7 @@ func Compiler(root int32) (time.Duration, string) {
 	var ticks uint64
 	runtime := ""
 	buf := make([]byte, 1024)
-	for _, pid := range append([]int32{root}, proctree.Descendants(root)...) {
+	for _, pid := range Tree(int(root)) {
 		t, r := compilerTicks(pid, buf)
 		ticks += t
 		runtime = either(runtime, r)

@@ -218,3 +218,9 @@ func Run(ctx context.Context, pid int, interval time.Duration, fn func(Sample), 
 		}
 	}
 }
+
+// Tree returns pid and its descendants, parents first: the processes a
+// sample of pid covers.
+func Tree(pid int) []int32 {
+	return append([]int32{int32(pid)}, proctree.Descendants(int32(pid))...)
+}

@@ -237,3 +237,18 @@ func (o Options) period(rng *rand.Rand) time.Duration {
 }
 
 var sink atomic.Uint64
+
+// StartOn starts a neighbour on cpus for a run of at most a day, its turns
+// between turns[0] and turns[1] apart (no turns: the defaults). It returns
+// how to stop it and its turns' span in words ("2s-20s").
+func StartOn(cpus []int, turns []time.Duration) (stop func(), span string, err error) {
+	o := Options{CPUs: cpus, Max: 24 * time.Hour}
+	if len(turns) == 2 {
+		o.MinPeriod, o.MaxPeriod = turns[0], turns[1]
+	}
+	n, err := Start(o)
+	if err != nil {
+		return nil, "", err
+	}
+	return n.Stop, fmt.Sprintf("%v-%v", n.opts.MinPeriod, n.opts.MaxPeriod), nil
+}

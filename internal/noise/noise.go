@@ -52,9 +52,12 @@ type Floor struct {
 }
 
 // Measure runs one probe per CPU in cpus at the same time for seconds
-// seconds (a machine under load, as in a run) and returns the variation
+// seconds (0: DefaultSeconds; a machine under load, as in a run) and returns the variation
 // of their per-second rates. Nothing else should run meanwhile.
 func Measure(ctx context.Context, cpus []int, seconds int) (Floor, error) {
+	if seconds == 0 {
+		seconds = DefaultSeconds
+	}
 	if seconds < 3 {
 		return Floor{}, fmt.Errorf("noise: %d seconds: want at least 3", seconds)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/cpulist"
-	"github.com/showdownlab/showdown/workloads"
 )
 
 // GeneratorPerServiceCPU is how many generator CPUs a plan's cores want
@@ -122,7 +121,7 @@ func CoresLabel(cores []int) string {
 // PlaceCores is the placement of the plan's cores on its machine
 // (PlaceCores, with a database when a workload needs one).
 func (p *Plan) PlaceCores() (CoresPlacement, error) {
-	db := slices.ContainsFunc(p.Workloads, func(w Workload) bool { return workloads.Database(w.Name) != workloads.NoDatabase })
+	db := slices.ContainsFunc(p.Workloads, Workload.HasDatabase)
 	return PlaceCores(p.Cores, p.machine, db)
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/plan"
@@ -437,4 +438,16 @@ type Resources struct {
 	ThreadsMax    int     `json:"threads_max"`
 	FDsMax        int     `json:"fds_max"`
 	CtxSwitchesPS float64 `json:"ctx_switches_per_s"`
+}
+
+// FileName makes s (a plan's name, an implementation's id, a setting's
+// label) a file or folder name of a results folder: anything but letters,
+// digits and "-_.+@" becomes "_".
+func FileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '+' || r == '@' {
+			return r
+		}
+		return '_'
+	}, s)
 }

@@ -11,8 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -311,7 +311,7 @@ func (d *Databases) pin(e workloads.Engine) {
 	if s == nil || d.opts.CPUs == "" {
 		return
 	}
-	if err := cgroup.PinTree(s.PID(), d.opts.CPUs); err != nil && d.opts.Warn != nil {
+	if err := machine.PinTree(s.PID(), d.opts.CPUs); err != nil && d.opts.Warn != nil {
 		d.opts.Warn(fmt.Sprintf("%s not pinned to CPUs %s: %v", engineName(e), d.opts.CPUs, err))
 	}
 }

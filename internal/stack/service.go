@@ -7,7 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/cgroup"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 // DefaultHealthTimeout bounds a service's start, to its first healthy
@@ -29,6 +31,24 @@ type ServiceOptions struct {
 	HealthTimeout time.Duration
 	// Port is the port the service listens on (0: a free loopback port).
 	Port int
+	// Confine, when set, runs the service in a control group of its own
+	// from its first instruction (package cgroup, after Wrap's rewrite);
+	// Service.Applied says what was put in place, Service.Close removes it.
+	Confine *Confinement
+	// LogPath, when set, is where the service's output goes instead of
+	// Log: under a temporary name (Service.LogPath) until Close, when it
+	// appears whole. A start that fails closes it before returning.
+	LogPath string
+}
+
+// Confinement is a service's control group: its name, its CPUs in
+// taskset's list form ("" : any), its CPU quota in cores (0: none) and its
+// memory cap in bytes (0: none).
+type Confinement struct {
+	Name        string
+	CPUs        string
+	CPUQuota    float64
+	MemoryBytes int64
 }
 
 // Service is a started service that answered its health check.
@@ -36,6 +56,8 @@ type Service struct {
 	*service.Instance
 	// Startup is from process start to the first healthy answer.
 	Startup time.Duration
+	group   *cgroup.Group
+	log     *atomicfile.File
 }
 
 // StartService starts m with the databases' environment and waits until
@@ -55,8 +77,26 @@ func StartService(ctx context.Context, m *service.Manifest, dbs *Databases, o Se
 	if o.Wrap != nil {
 		run.Run = o.Wrap(m.Run)
 	}
+	s := &Service{}
+	if c := o.Confine; c != nil {
+		grp, err := cgroup.New(c.Name, cgroup.Limits{CPUs: c.CPUs, CPUQuota: c.CPUQuota, MemoryBytes: c.MemoryBytes})
+		if err != nil {
+			return nil, fmt.Errorf("limits: %w", err)
+		}
+		s.group = grp
+		run.Run = grp.Wrap(run.Run)
+	}
+	if o.LogPath != "" {
+		f, err := atomicfile.Create(o.LogPath, 0o644)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.log, o.Log = f, f
+	}
 	inst, err := service.Start(ctx, &run, service.StartOptions{Env: env, Log: o.Log, Port: o.Port})
 	if err != nil {
+		s.Close()
 		return nil, err
 	}
 	timeout := o.HealthTimeout
@@ -66,9 +106,43 @@ func StartService(ctx context.Context, m *service.Manifest, dbs *Databases, o Se
 	startup, err := inst.WaitHealthy(ctx, timeout)
 	if err != nil {
 		_ = inst.Stop(service.DefaultStopTimeout)
+		s.Close()
 		return nil, err
 	}
-	return &Service{Instance: inst, Startup: startup}, nil
+	s.Instance, s.Startup = inst, startup
+	return s, nil
+}
+
+// Applied is what the service's confinement put in place (zero without
+// StartService's Confine).
+func (s *Service) Applied() cgroup.Applied {
+	if s.group == nil {
+		return cgroup.Applied{}
+	}
+	return s.group.Applied()
+}
+
+// LogPath is the file the service's output is written to while it runs
+// (the temporary name of StartService's LogPath; "" without one).
+func (s *Service) LogPath() string {
+	if s.log == nil {
+		return ""
+	}
+	return s.log.Name()
+}
+
+// Close makes the service's log appear whole at its path and removes its
+// control group, once the service has stopped; a second call does
+// nothing.
+func (s *Service) Close() {
+	if s.log != nil {
+		_ = s.log.Commit()
+		s.log = nil
+	}
+	if s.group != nil {
+		_ = s.group.Remove()
+		s.group = nil
+	}
 }
 
 // Stop sends SIGTERM, waits up to service.DefaultStopTimeout for the

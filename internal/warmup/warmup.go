@@ -67,6 +67,11 @@ const (
 // compiler condition averages over.
 const NoJITWarmup = 10 * time.Second
 
+// SteadyMaxCV is the per-second coefficient of variation the steady-state
+// rule allows a warmed service's throughput: a machine whose own noise
+// is above it leaves a remaining rise harder to rule out.
+const SteadyMaxCV = stats.DefaultSteadyMaxCV
+
 // CompilerWindow is the span (seconds) over which the compiler threads'
 // CPU is averaged against MaxCompilerCPU.
 const CompilerWindow = stats.DefaultSteadyWindow
