@@ -12,7 +12,10 @@
 # (the rounds' time per comparison, default 60s), SEQ (0/1), TRIALS (5),
 # WARMUP (the sequential starts' warm-up: auto, or a time such as 10s; a
 # neighbour can keep the steady-state rule from holding until its cap),
-# TURNS (the sequential starts' neighbour's time between turns, "30s, 2m").
+# TURNS (the sequential starts' neighbour's time between turns, "30s, 2m"),
+# PLAN (a plan with aa: true, run whole N times instead of `showdown aa`:
+# the twin inside a comparison of several stacks, bench/aa-arms.yaml).
+# Ends with the claim rate and its exact (Clopper-Pearson) 95% interval.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${N:-40}
@@ -26,11 +29,15 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=(--service "$svc" --round "$round" --measure-max "$measure" --results "$out")
 [ "$neighbour" = 1 ] && flags+=(--neighbour)
-echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD) $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); A/A of $svc, $n comparisons, neighbour=$neighbour"
+echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD) $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); A/A of $svc, $n comparisons, neighbour=$neighbour${PLAN:+, plan $PLAN}"
 claims=0
 began=$(date +%s)
 for i in $(seq 1 "$n"); do
-	bin/showdown aa "${flags[@]}" >/dev/null 2>"$out/log" || { echo "run $i failed:"; tail -5 "$out/log"; exit 1; }
+	if [ -n "${PLAN:-}" ]; then
+		bin/showdown run --results "$out" "$PLAN" >/dev/null 2>"$out/log" || { echo "run $i failed:"; tail -5 "$out/log"; exit 1; }
+	else
+		bin/showdown aa "${flags[@]}" >/dev/null 2>"$out/log" || { echo "run $i failed:"; tail -5 "$out/log"; exit 1; }
+	fi
 	run=$(ls -td "$out"/*/ | head -1)
 	line=$(jq -r '.comparisons[0].verdict.aa | "\(.ratio) \(.low) \(.high) \(.significant) \(.starts) \(.rounds) \(.half_width)"' "$run/run.json")
 	read -r ratio low high sig starts rounds hw <<<"$line"
@@ -40,6 +47,24 @@ for i in $(seq 1 "$n"); do
 	rm -rf "$run"
 done
 echo "claimed a difference in $claims of $n A/A comparisons ($(( $(date +%s) - began )) s)"
+# The claim rate's exact 95% interval (Clopper-Pearson, by bisection on
+# the binomial tails): a calibrated test's 5% should sit inside it.
+python3 - "$claims" "$n" <<'PY'
+import math, sys
+k, n = int(sys.argv[1]), int(sys.argv[2])
+def tail(p, lo, hi):
+    return sum(math.comb(n, i) * p**i * (1 - p)**(n - i) for i in range(lo, hi + 1))
+def solve(f):
+    a, b = 0.0, 1.0
+    for _ in range(60):
+        m = (a + b) / 2
+        if f(m): b = m
+        else: a = m
+    return (a + b) / 2
+low = 0.0 if k == 0 else solve(lambda p: tail(p, k, n) >= 0.025)
+high = 1.0 if k == n else solve(lambda p: tail(p, 0, k) <= 0.025)
+print("claim rate %.1f%%, 95%% interval [%.1f%%, %.1f%%] (Clopper-Pearson; a calibrated test claims 5%%)" % (100 * k / n, 100 * low, 100 * high))
+PY
 if [ "${SEQ:-0}" = 1 ]; then
 	trials=${TRIALS:-5}
 	cat >"$out/seq.yaml" <<YAML

@@ -93,6 +93,14 @@ func TestBought(t *testing.T) {
 	if hard.NeedSeconds != -1 {
 		t.Errorf("starts 4%% apart: need %g, want -1 (no design)", hard.NeedSeconds)
 	}
+	// Variances that the budget itself would reach ±3% with, in a run
+	// that bought ±4% (cut short, or its starts spent elsewhere): what
+	// is needed is more than the budget that did not reach it.
+	spent := &results.Verdict{Pairs: []results.PairRatio{{HalfWidth: 0.04, BetweenSD: 0.002, WithinSD: 0.01}}}
+	Bought(spent, 12*time.Minute, 0.03, 90*time.Second, 18*time.Second, 10)
+	if spent.NeedSeconds <= 720 {
+		t.Errorf("bought ±4%% in 720 s: need %g s, want more than the budget that was spent", spent.NeedSeconds)
+	}
 	within := &results.Verdict{Pairs: []results.PairRatio{{HalfWidth: 0.02}}}
 	Bought(within, 12*time.Minute, 0.03, 90*time.Second, 18*time.Second, 10)
 	if within.NeedSeconds != 0 {

@@ -79,8 +79,11 @@ func StartPrecise(c *results.Comparison, start int, halfWidth float64) bool {
 // Bought records in v what a time budget bought: the widest adjacent
 // pair's half-width, and about what budget would bring every pair
 // within precision by the variances measured (stats.Budget, with a
-// start's setup and a round at the costs measured), searched up to
-// sixteen times budget (-1: none found there).
+// start's setup and a round at the costs measured), searched from a
+// quarter more than budget up to sixteen times it (-1: none found
+// there). The search never answers the budget itself: that budget was
+// spent and did not reach the precision, whatever the variances say a
+// better split of it would have done.
 func Bought(v *results.Verdict, budget time.Duration, precision float64, setup, round time.Duration, maxStarts int) {
 	v.BudgetSeconds = budget.Seconds()
 	var pairs []stats.RoundRatio
@@ -93,7 +96,7 @@ func Bought(v *results.Verdict, budget time.Duration, precision float64, setup, 
 	if v.Bought <= precision || setup <= 0 || round <= 0 || len(pairs) == 0 {
 		return
 	}
-	for secs := budget.Seconds(); secs <= 16*budget.Seconds(); secs *= 1.25 {
+	for secs := 1.25 * budget.Seconds(); secs <= 16*budget.Seconds(); secs *= 1.25 {
 		if _, _, hw, ok := stats.Budget(pairs, secs, setup.Seconds(), round.Seconds(), plan.MinRounds, maxStarts); ok && hw <= precision {
 			v.NeedSeconds = secs
 			return
