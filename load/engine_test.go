@@ -397,8 +397,18 @@ func TestQueuedNotLate(t *testing.T) {
 			if s.Total.Latency.P50 < 100 {
 				t.Errorf("latency p50 %.1f ms, want the queue's wait in it (over 100 ms)", s.Total.Latency.P50)
 			}
-			if s.Lateness.P99 > 20 {
-				t.Errorf("send lateness p99 %.1f ms, want the generator's own (under 20 ms), not the queue's", s.Lateness.P99)
+			// Were the queue's wait in the lateness, it would be most of
+			// the latency: over 80 ms at the median. The generator's own
+			// lateness is well under that, even on a loaded machine,
+			// where a stalled goroutine may reach tens of ms at p99 (a
+			// CI run on two busy CPUs read 31 ms); the median and a
+			// share of the latency tell the two apart without timing
+			// the machine.
+			if s.Lateness.P50 > 20 {
+				t.Errorf("send lateness p50 %.1f ms, want the generator's own (under 20 ms), not the queue's", s.Lateness.P50)
+			}
+			if s.Lateness.P99 > s.Total.Latency.P99/2 {
+				t.Errorf("send lateness p99 %.1f ms against latency p99 %.1f ms: the queue's wait is in the lateness", s.Lateness.P99, s.Total.Latency.P99)
 			}
 		})
 	}
