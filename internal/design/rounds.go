@@ -460,7 +460,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		ar.RSSBytes, ar.Threads, ar.FDs = uint64(max(0, m.RSSBytes)), m.Threads, m.FDs
 	}
 	if c.Model == "open" {
-		ar.LatenessP99Ms = s.Lateness.P99
+		ar.LatenessP99Ms, ar.Queued, ar.Dropped = s.Lateness.P99, s.Queued, s.Dropped
 	}
 	ar.StealPercent, ar.OtherServiceCPU, ar.OtherGeneratorCPU = m.StealPercent, m.OtherServiceCPU, m.OtherGeneratorCPU
 	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {

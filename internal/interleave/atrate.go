@@ -122,8 +122,12 @@ func armFigures(c *results.Comparison, k map[string][]results.ArmRound) []result
 }
 
 // overloaded names the arms of a comparison at a rate that could not
-// carry it, with why: more than CarryErrors of errors, or a mean
-// throughput under CarryShare of the rate (its queue grew).
+// carry it, with why: more than CarryErrors of errors, more than
+// CarryErrors of the sends waiting for a free connection (every one busy
+// with the service's backlog), or a mean throughput under CarryShare of
+// the rate while the generator sent on time (its send lateness p99 under
+// half the arm's p99: a generator that fell behind, on a busy host, is
+// not the service's shortfall, and the verdict's floor line says so).
 func overloaded(c *results.Comparison, k map[string][]results.ArmRound) map[string]string {
 	if !c.AtRate || c.Level <= 0 {
 		return nil
@@ -134,18 +138,22 @@ func overloaded(c *results.Comparison, k map[string][]results.ArmRound) map[stri
 		if len(rs) == 0 {
 			continue
 		}
-		var thr []float64
-		var errs, samples int64
+		var thr, late, p99 []float64
+		var errs, samples, queued int64
 		for _, a := range rs {
 			thr = append(thr, a.Throughput)
+			late, p99 = append(late, a.LatenessP99Ms), append(p99, a.P99Ms)
 			errs += a.Errors
 			samples += a.Samples
+			queued += a.Queued
 		}
 		rate := float64(c.Level)
 		switch m := stats.Mean(thr); {
 		case samples > 0 && float64(errs) > CarryErrors*float64(samples):
 			out[arm] = fmt.Sprintf("answered %.1f%% errors at %d req/s", 100*float64(errs)/float64(samples), c.Level)
-		case m < CarryShare*rate:
+		case samples > 0 && float64(queued) > CarryErrors*float64(samples):
+			out[arm] = fmt.Sprintf("%.1f%% of the sends waited for a free connection: its backlog filled them all", 100*float64(queued)/float64(samples))
+		case m < CarryShare*rate && median(late) < median(p99)/2:
 			out[arm] = fmt.Sprintf("served %.0f req/s of the %d offered: its queue grew", m, c.Level)
 		}
 	}

@@ -74,6 +74,11 @@ type ArmRound struct {
 	// LatenessP99Ms is the open model's send lateness p99 over the
 	// interval: the generator's (and the host's) own share of P99Ms.
 	LatenessP99Ms float64 `json:"lateness_p99_ms,omitempty"`
+	// Queued counts the open model's sends that waited for a free
+	// connection (every one busy: the service's backlog), Dropped those
+	// never started before the interval ended.
+	Queued  int64 `json:"queued_sends,omitempty"`
+	Dropped int64 `json:"dropped_sends,omitempty"`
 	// ServiceCPUSeconds is the CPU time the arm's process tree used from
 	// just before to just after the interval (user+system, /proc): with
 	// Samples, the CPU per request. 0: not read (older runs derive it
