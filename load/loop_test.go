@@ -374,7 +374,11 @@ func TestCoalesceFor(t *testing.T) {
 // TestLoopCoalesces: 50 users keep at least ten responses awaited, so
 // with Coalesce(1ms) the loop sleeps on its timer (a tenth of the
 // response time) and every request is still answered; Coalesce(0) never
-// does; a negative Coalesce is refused.
+// does; a negative Coalesce is refused. How many requests a run gets
+// answered is the machine's speed (1,368 in 500 ms on a busy 2-CPU
+// host); the coalescing run must get at least half as many as the run
+// without it, measured beside it: sleeps longer than a tenth of the
+// response time would hold the answers up and cut the count.
 func TestLoopCoalesces(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the loop engine runs on Linux")
@@ -383,7 +387,8 @@ func TestLoopCoalesces(t *testing.T) {
 		t.Error("a negative Coalesce was accepted")
 	}
 	srv := helloServer(t)
-	for _, c := range []struct {
+	var samples [2]int64
+	for i, c := range []struct {
 		d    time.Duration
 		want bool
 	}{{time.Millisecond, true}, {0, false}} {
@@ -394,11 +399,15 @@ func TestLoopCoalesces(t *testing.T) {
 		}
 		s, n := res.Summary, coalescedWaits.Load()-before
 		t.Logf("Coalesce(%v): %d samples, %d errors, %d sleeps on the timer, p50 %.3f ms", c.d, s.Total.Samples, s.Total.Errors, n, s.Total.Latency.P50)
-		if s.Total.Samples < 500 || s.Total.Errors > 0 {
-			t.Errorf("Coalesce(%v): %d samples, %d errors; want at least 500, none failed", c.d, s.Total.Samples, s.Total.Errors)
+		samples[i] = s.Total.Samples
+		if s.Total.Samples < 50 || s.Total.Errors > 0 {
+			t.Errorf("Coalesce(%v): %d samples, %d errors; want every user answered, none failed", c.d, s.Total.Samples, s.Total.Errors)
 		}
 		if (n > 0) != c.want {
 			t.Errorf("Coalesce(%v): %d sleeps on the timer; want some: %v", c.d, n, c.want)
 		}
+	}
+	if samples[0] < samples[1]/2 {
+		t.Errorf("Coalesce(1ms): %d samples against %d without; want at least half as many", samples[0], samples[1])
 	}
 }
