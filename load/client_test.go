@@ -120,10 +120,15 @@ func TestClientBodyUntilClose(t *testing.T) {
 
 func TestClientReconnectsAfterServerCloses(t *testing.T) {
 	// The server answers one request per connection, then closes it
-	// without saying so (as an idle-timeout would).
+	// without saying so (as an idle-timeout would), and tells the test
+	// it has: the next request is sent after the close, however slowly
+	// the server's goroutine runs (a fixed 10 ms sleep was a guess).
+	closed := make(chan struct{}, 3)
 	url := rawServer(t, func(n int, c net.Conn) {
 		readRequest(c, bufio.NewReader(c))
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n%d", n%10)
+		c.Close()
+		closed <- struct{}{}
 	})
 	c := newConn(5*time.Second, Limits{})
 	defer c.close()
@@ -136,7 +141,7 @@ func TestClientReconnectsAfterServerCloses(t *testing.T) {
 		if got, want := string(resp.Body), fmt.Sprint(i); got != want {
 			t.Errorf("request %d served by connection %s, want %s", i, got, want)
 		}
-		time.Sleep(10 * time.Millisecond) // let the server's close arrive
+		<-closed
 	}
 }
 

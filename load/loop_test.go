@@ -290,21 +290,79 @@ func TestLazyReads(t *testing.T) {
 // schedule when its last read of a pass freed every connection after
 // pace had found none: the probes of a capacity search lost up to a
 // second of arrivals, counted as dropped, with the service idle. One
-// connection at 5,000/s with a 1 ms slack makes a wait on a busy
-// connection at nearly every wake; the server answers within a fraction
-// of the interval, so nearly every ticket must be sent.
+// connection at 2,000/s with a 2 ms slack makes a wait on a busy
+// connection at nearly every wake, the response read by the loop's lazy
+// poll. How many tickets a slow or busy machine sends in time is its
+// speed, not the loop's (a CI run on two busy CPUs sent 4,044 of 5,000
+// at 5,000/s); the defect's mark is a silence: the server hears nothing
+// from the first such wake to the schedule's end. So the test asks that
+// no gap between arrivals at the server, or after the last one, spans
+// half the schedule.
 func TestLazyLoopKeepsSending(t *testing.T) {
-	srv := helloServer(t)
+	var mu sync.Mutex
+	var arrivals []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		mu.Unlock()
+		io.WriteString(w, "hello")
+	}))
+	defer srv.Close()
+	const dur = time.Second
 	for try := range 3 {
-		res, err := NewAttacker(MaxInflight(1), PaceSlack(time.Millisecond)).Attack(context.Background(), notTarget{&Target{URL: srv.URL}}, OpenModel{Rate: 5000, Duration: time.Second})
+		mu.Lock()
+		arrivals = arrivals[:0]
+		mu.Unlock()
+		start := time.Now()
+		res, err := NewAttacker(MaxInflight(1), PaceSlack(2*time.Millisecond)).Attack(context.Background(), notTarget{&Target{URL: srv.URL}}, OpenModel{Rate: 2000, Duration: dur})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := res.Summary
-		if s.Dropped > 500 || s.Total.Samples < 4500 {
-			t.Fatalf("try %d: %d of 5000 sent, %d dropped; want nearly all sent", try+1, s.Total.Samples, s.Dropped)
+		mu.Lock()
+		got := append([]time.Time(nil), arrivals...)
+		mu.Unlock()
+		if len(got) == 0 {
+			t.Fatalf("try %d: the server heard nothing (%d sent, %d dropped)", try+1, s.Total.Samples, s.Dropped)
+		}
+		// The longest silence: between two arrivals, or from the last
+		// one to the schedule's end.
+		gap, at := start.Add(dur).Sub(got[len(got)-1]), got[len(got)-1].Sub(start)
+		for i := 1; i < len(got); i++ {
+			if g := got[i].Sub(got[i-1]); g > gap {
+				gap, at = g, got[i-1].Sub(start)
+			}
+		}
+		t.Logf("try %d: %d of 2000 sent, %d dropped; longest silence %v from %v", try+1, s.Total.Samples, s.Dropped, gap.Round(time.Millisecond), at.Round(time.Millisecond))
+		if gap > dur/2 {
+			t.Fatalf("try %d: the server heard nothing for %v from %v into the %v schedule (%d of 2000 sent, %d dropped); want the loop to keep sending", try+1, gap.Round(time.Millisecond), at.Round(time.Millisecond), dur, s.Total.Samples, s.Dropped)
 		}
 	}
+}
+
+// BenchmarkLazyLoopOneConnection is TestLazyLoopKeepsSending's old
+// timing claim, kept as a figure: one connection at 5,000/s with a 1 ms
+// slack against the hello server, each answer due within the 200 µs
+// interval; it reports the share of the second's 5,000 tickets sent and
+// how many were dropped. How near 100% it comes is the machine's speed
+// (a busy CI host sent 81%).
+//
+//	go test -run '^$' -bench LazyLoopOneConnection -benchtime 3x ./load
+func BenchmarkLazyLoopOneConnection(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello")
+	}))
+	defer srv.Close()
+	var sent, dropped int64
+	for i := 0; i < b.N; i++ {
+		res, err := NewAttacker(MaxInflight(1), PaceSlack(time.Millisecond)).Attack(context.Background(), notTarget{&Target{URL: srv.URL}}, OpenModel{Rate: 5000, Duration: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sent, dropped = sent+res.Summary.Total.Samples, dropped+res.Summary.Dropped
+	}
+	b.ReportMetric(100*float64(sent)/float64(5000*b.N), "sent-%")
+	b.ReportMetric(float64(dropped)/float64(b.N), "dropped/run")
 }
 
 // TestCoalesceFor: the closed model's loop sleeps on its timer alone
@@ -341,7 +399,11 @@ func TestCoalesceFor(t *testing.T) {
 // TestLoopCoalesces: 50 users keep at least ten responses awaited, so
 // with Coalesce(1ms) the loop sleeps on its timer (a tenth of the
 // response time) and every request is still answered; Coalesce(0) never
-// does; a negative Coalesce is refused.
+// does; a negative Coalesce is refused. How many requests a run gets
+// answered is the machine's speed (1,368 in 500 ms on a busy 2-CPU
+// host); the coalescing run must get at least half as many as the run
+// without it, measured beside it: sleeps longer than a tenth of the
+// response time would hold the answers up and cut the count.
 func TestLoopCoalesces(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the loop engine runs on Linux")
@@ -350,7 +412,8 @@ func TestLoopCoalesces(t *testing.T) {
 		t.Error("a negative Coalesce was accepted")
 	}
 	srv := helloServer(t)
-	for _, c := range []struct {
+	var samples [2]int64
+	for i, c := range []struct {
 		d    time.Duration
 		want bool
 	}{{time.Millisecond, true}, {0, false}} {
@@ -361,11 +424,15 @@ func TestLoopCoalesces(t *testing.T) {
 		}
 		s, n := res.Summary, coalescedWaits.Load()-before
 		t.Logf("Coalesce(%v): %d samples, %d errors, %d sleeps on the timer, p50 %.3f ms", c.d, s.Total.Samples, s.Total.Errors, n, s.Total.Latency.P50)
-		if s.Total.Samples < 500 || s.Total.Errors > 0 {
-			t.Errorf("Coalesce(%v): %d samples, %d errors; want at least 500, none failed", c.d, s.Total.Samples, s.Total.Errors)
+		samples[i] = s.Total.Samples
+		if s.Total.Samples < 50 || s.Total.Errors > 0 {
+			t.Errorf("Coalesce(%v): %d samples, %d errors; want every user answered, none failed", c.d, s.Total.Samples, s.Total.Errors)
 		}
 		if (n > 0) != c.want {
 			t.Errorf("Coalesce(%v): %d sleeps on the timer; want some: %v", c.d, n, c.want)
 		}
+	}
+	if samples[0] < samples[1]/2 {
+		t.Errorf("Coalesce(1ms): %d samples against %d without; want at least half as many", samples[0], samples[1])
 	}
 }

@@ -66,28 +66,46 @@ func TestWakerCancel(t *testing.T) {
 	}
 }
 
-// TestWakerPrecision checks that a sleep neither ends early nor lasts a
-// whole runtime-timer millisecond longer at the median (generous bounds:
-// the machine may be busy).
+// TestWakerPrecision checks that a sleep never ends early and that it
+// wakes closer to its time than the runtime's timer, whose wake-ups come
+// up to a millisecond late (BenchmarkWakerOvershoot: 26 µs against
+// 797 µs at the median on a 2-CPU EPYC). How late either wakes on a busy
+// machine is the machine's; so the two sleep in turn, in pairs that the
+// machine's stalls hit alike, and the waker must gain on the timer by
+// most of the timer's own lateness at the median of the pairs' gains: a
+// waker that slept on the runtime's timer would gain nothing.
 func TestWakerPrecision(t *testing.T) {
 	w := newWaker(context.Background())
 	if w == nil {
 		t.Skip("no timerfd")
 	}
 	defer w.close()
-	var late []time.Duration
-	for range 50 {
-		at := time.Now().Add(200 * time.Microsecond)
+	const d, pairs = 200 * time.Microsecond, 60
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var gain, tl []time.Duration
+	for range pairs {
+		at := time.Now().Add(d)
 		w.sleepUntil(at)
 		l := time.Since(at)
 		if l < 0 {
 			t.Fatalf("woke %v early", -l)
 		}
-		late = append(late, l)
+		at = time.Now().Add(d)
+		timer.Reset(d)
+		<-timer.C
+		tlate := time.Since(at)
+		gain, tl = append(gain, tlate-l), append(tl, tlate)
 	}
-	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
-	if p50 := late[len(late)/2]; p50 > 5*time.Millisecond {
-		t.Errorf("median wake-up %v late", p50)
+	sort.Slice(gain, func(i, j int) bool { return gain[i] < gain[j] })
+	sort.Slice(tl, func(i, j int) bool { return tl[i] < tl[j] })
+	g, tm := gain[pairs/2], tl[pairs/2]
+	t.Logf("median late: timer %v; the waker's median gain on it %v", tm, g)
+	if tm < 100*time.Microsecond {
+		t.Skipf("the runtime's timer is itself precise here (median %v late): nothing to tell the waker from", tm)
+	}
+	if g < tm/2 {
+		t.Errorf("the waker gains %v on the runtime's timer at the median of %d pairs, the timer %v late: want most of that gained", g, pairs, tm)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 )
@@ -88,12 +89,13 @@ func TestFaults(t *testing.T) {
 				t.Skipf("toolchain absent: %s", why)
 			}
 			start := time.Now()
+			before, _ := machine.ReadStat()
 			st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
 			code := run(st, []string{"verify", "--faults", "--service", m.Name, "--health-timeout", "5m",
 				"--per-fault", "2s", "--pause", "1s", "--workers", "16"})
 			t.Logf("%s in %s:\n%s", m.Name, time.Since(start).Round(time.Second), out)
 			if code != exitOK {
-				t.Errorf("showdown verify --faults --service %s: exit code %d\nstderr:\n%s", m.Name, code, errb)
+				t.Errorf("showdown verify --faults --service %s: exit code %d\nstderr:\n%s\n%s", m.Name, code, errb, machine.Since(before))
 			}
 		})
 	}

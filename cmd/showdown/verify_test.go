@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
@@ -339,6 +340,7 @@ func TestConformance(t *testing.T) {
 				t.Skipf("toolchain absent: %s", why)
 			}
 			start := time.Now()
+			before, _ := machine.ReadStat()
 			st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
 			code := run(st, []string{"verify", "--service", m.Name, "--health-timeout", "5m"})
 			t.Logf("%s: %s in %s; progress:\n%s", m.Name, lastLine(out.String()), time.Since(start).Round(time.Second), progressLines(errb.String()))
@@ -349,8 +351,11 @@ func TestConformance(t *testing.T) {
 						fails = append(fails, l)
 					}
 				}
-				t.Errorf("showdown verify --service %s: exit code %d, want 0\nfailures:\n%s\nstderr:\n%s",
-					m.Name, code, strings.Join(fails, "\n"), errb)
+				// stderr quotes the service's last lines (a failed check's,
+				// a failed start's); the machine's line tells a timing
+				// cause from a bug.
+				t.Errorf("showdown verify --service %s: exit code %d, want 0\nfailures:\n%s\nstderr:\n%s\n%s",
+					m.Name, code, strings.Join(fails, "\n"), errb, machine.Since(before))
 			}
 		})
 	}

@@ -124,7 +124,7 @@ database:
   restart: never
 placement: {}
 `)
-			rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+			rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
 			_, rec, err := rn.Run(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)

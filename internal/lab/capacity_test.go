@@ -97,7 +97,7 @@ func runCapacityPlan(t *testing.T, name string, load func(root string, catalog p
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Progress: testWriter{t}, Command: "showdown run " + name, NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Progress: testWriter{t}, Command: "showdown run " + name, NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ database:
   restart: never
 placement: {}
 `)
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Progress: testWriter{t}, Command: "go test"}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Progress: testWriter{t}, Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

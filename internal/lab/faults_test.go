@@ -28,7 +28,7 @@ faults:
   per_fault: 1s
   workers: 4
 `)
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ database: {max_connections: 30}
 	if ok, why := p.Interleaved(); !ok || p.MinStarts() != 2 {
 		t.Fatalf("interleaved %v (%s), trials %d; want rounds over two starts", ok, why, p.MinStarts())
 	}
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	parent := t.TempDir()
+	parent := resultsDir(t)
 	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: parent, Command: "go test", NoiseSeconds: -1}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -238,7 +238,7 @@ load:
   warmup: 0s
 placement: {}
 `)
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: -1}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ load:
   warmup_max: 12s
 trials: 2
 `)
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Command: "go test", NoiseSeconds: 3}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: 3}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestSmokePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: t.TempDir(), Progress: testWriter{t}, Command: "showdown run plans/smoke.yaml"}
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Progress: testWriter{t}, Command: "showdown run plans/smoke.yaml"}
 	dir, rec, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -128,6 +128,35 @@ func StealPercent(prev, now Stat) float64 {
 	return 100 * float64(now.All.Steal-prev.All.Steal) / float64(now.All.Total-prev.All.Total)
 }
 
+// Since says in one line how busy the machine has been since prev (a
+// ReadStat reading): the load averages now, and the share of all CPUs'
+// time busy and stolen in between. A failing test that runs real
+// services prints it, so that a timing cause can be told from a bug.
+func Since(prev Stat) string {
+	now, err := ReadStat()
+	if err != nil {
+		return "machine: " + err.Error()
+	}
+	b, _ := os.ReadFile("/proc/loadavg")
+	return Describe(prev, now, string(b))
+}
+
+// Describe is Since's line from two stats and /proc/loadavg's text.
+func Describe(prev, now Stat, loadavg string) string {
+	line := "machine:"
+	if f := strings.Fields(loadavg); len(f) >= 3 {
+		line += " load average " + strings.Join(f[:3], " ") + ";"
+	}
+	if now.All.Total <= prev.All.Total {
+		return line + " no CPU time read"
+	}
+	ticks := float64(now.All.Total - prev.All.Total)
+	busy := 100 * float64(now.All.Busy-prev.All.Busy) / ticks
+	// /proc/stat counts in USER_HZ ticks, 100 a second on Linux.
+	secs := ticks / 100 / float64(max(len(now.CPU), 1))
+	return line + fmt.Sprintf(" %d CPUs %.0f%% busy and %.1f%% stolen over the last %.0f s", len(now.CPU), busy, StealPercent(prev, now), secs)
+}
+
 // Load1 reads the one-minute load average from /proc/loadavg.
 func Load1() (float64, error) {
 	b, err := os.ReadFile("/proc/loadavg")

@@ -49,6 +49,14 @@ func TestBusyAndSteal(t *testing.T) {
 	if got := StealPercent(now, now); got != 0 {
 		t.Errorf("StealPercent with no time passed = %v, want 0", got)
 	}
+	// Describe: 200 ticks of two CPUs are 1 s.
+	prev.All.Busy, now.All.Busy = 400, 550
+	if got, want := Describe(prev, now, "7.84 5.70 2.67 3/412 2083\n"), "machine: load average 7.84 5.70 2.67; 2 CPUs 75% busy and 10.0% stolen over the last 1 s"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+	if got, want := Describe(now, now, ""), "machine: no CPU time read"; got != want {
+		t.Errorf("Describe with no time passed = %q, want %q", got, want)
+	}
 }
 
 func TestParseLoadAndMemory(t *testing.T) {

@@ -60,7 +60,11 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
-// TestMeasureStops ends early when its context does.
+// TestMeasureStops ends early when its context does: well before the
+// 30 s it was asked for. The bound is half of those, not a few seconds
+// after the cancellation: the probes' start and their last second take
+// what a busy machine gives them, and a measurement that ignored its
+// context would run all 30.
 func TestMeasureStops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
@@ -69,7 +73,7 @@ func TestMeasureStops(t *testing.T) {
 	if err == nil {
 		t.Error("a cancelled measurement reported no error")
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("a measurement cancelled after 1.5 s took %s", took)
 	}
 }
