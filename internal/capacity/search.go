@@ -125,7 +125,7 @@ type Search struct {
 	// rejudged are the earlier late probes the last RecordProbe found
 	// the host's, as they now count.
 	rejudged []results.Probe
-	probes int
+	probes   int
 	// stop says why the search ended without a bracket; "" otherwise.
 	stop string
 }
