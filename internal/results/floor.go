@@ -37,7 +37,7 @@ func (f *HostFloor) Ms() float64 {
 // Where returns how it was measured, in words: "a trivial server on
 // CPU 0 at 200 req/s for 3 s".
 func (f *HostFloor) Where() string {
-	on := "unpinned"
+	on := "(unpinned)"
 	if f.ServerCPU >= 0 {
 		on = fmt.Sprintf("on CPU %d", f.ServerCPU)
 	}

@@ -167,7 +167,7 @@ func FloorWarning(c *results.Capacity) string {
 	if !c.AboveFloor || c.Floor == nil {
 		return ""
 	}
-	return fmt.Sprintf("this host's own p99 floor (%s) takes more than a third of the objective (%s): a capacity at it says as much about this host as about the service; an objective this host can resolve: p99 <= %s",
+	return fmt.Sprintf("this host's own p99 floor (%s) takes more than a third of the objective (%s): a capacity at it says as much about this host as about the service; an objective this host can resolve: p99 ≤ %s",
 		human.Ms(c.Floor.Ms()), c.Objective, human.Ms(c.ResolvableMs))
 }
 
@@ -212,7 +212,7 @@ func Answer(c *results.Capacity) string {
 	case results.AnswerBelowFloor:
 		head = "the objective is below this host's floor"
 		if c.Floor != nil {
-			head += fmt.Sprintf(" (%s; an objective this host can resolve: p99 <= %s)", floorFigure(c.Floor), human.Ms(c.ResolvableMs))
+			head += fmt.Sprintf(" (%s; an objective this host can resolve: p99 ≤ %s)", floorFigure(c.Floor), human.Ms(c.ResolvableMs))
 		}
 	case results.AnswerServiceFailed:
 		head = "the service failed"
