@@ -240,7 +240,7 @@ func (s *Search) RecordProbe(pr *results.Probe) {
 	if pr.Late {
 		if note, ok := s.hostsLate(pr.Rate, pr.LatenessP99Ms); ok {
 			s.hostLate++
-			pr.Why = withNote(objectiveWhy(*pr), note)
+			pr.Why = withNote(objectiveWhy(*pr), note, pr.Met)
 			pr.GeneratorLimited, pr.Late, pr.Pass = false, false, pr.Met
 		} else {
 			s.late = append(s.late, lateness{rate: pr.Rate, ms: pr.LatenessP99Ms, met: pr.Met, why: pr.Why})
@@ -258,7 +258,7 @@ func (s *Search) RecordProbe(pr *results.Probe) {
 		for _, l := range s.late {
 			if note, ok := s.hostsLate(l.rate, l.ms); ok {
 				s.hostLate++
-				why := withNote(objectiveWhy(results.Probe{Late: true, Why: l.why}), note)
+				why := withNote(objectiveWhy(results.Probe{Late: true, Why: l.why}), note, l.met)
 				s.count(l.rate, l.met, false, why)
 				s.rejudged = append(s.rejudged, results.Probe{Rate: l.rate, Pass: l.met, Met: l.met, Why: why})
 				changed = true
@@ -287,10 +287,11 @@ func (s *Search) hostsLate(rate, ms float64) (string, bool) {
 	return "", false
 }
 
-// withNote is a probe's Why with a note on its lateness.
-func withNote(why, note string) string {
-	if why == "" {
-		return note
+// withNote is a probe's Why with a note on its lateness; a pass has no
+// Why (Probe.Why names what failed).
+func withNote(why, note string, pass bool) string {
+	if pass {
+		return ""
 	}
 	return why + " (" + note + ")"
 }

@@ -72,7 +72,8 @@ func TestGolden(t *testing.T) {
 			Brackets: []results.Bracket{{Start: 1, Fail: 104.05, Why: "errors 5% > 0.1%", Probes: 8}}},
 	}
 	hostLate := pr
-	hostLate.Why = "send lateness p99 2.6ms, and 2.8ms at 5202.5 req/s: the host's, not the generator's"
+	hostLate.Pass, hostLate.P99Ms, hostLate.LatenessP99Ms = false, 6.1, 2.6
+	hostLate.Why = "p99 6.1ms > 5.0ms (send lateness p99 2.6ms, and 2.8ms at 5202.5 req/s: the host's, not the generator's)"
 
 	var b strings.Builder
 	line := func(s ...string) {

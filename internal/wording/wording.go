@@ -325,9 +325,6 @@ func SizeLine(c *results.Capacity, sz results.Size) string {
 // Probe is a probe's progress line; unit is its capacity's.
 func Probe(pr results.Probe, unit string) string {
 	verdict := "pass"
-	if pr.Why != "" {
-		verdict += " (" + pr.Why + ")"
-	}
 	switch {
 	case pr.GeneratorLimited:
 		verdict = "GENERATOR-LIMITED: " + pr.Why
