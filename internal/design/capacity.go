@@ -235,7 +235,7 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 	}
 	for _, a := range as {
 		if n := a.s.HostLate(); n > 0 {
-			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: %d probes were late at a lateness a lower rate matched: the host's, not the generator's; they counted by the objective alone", trial, n))
+			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: %d late probes were late through the host, not the generator (a lower rate as late, or a higher rate passed); they counted by the objective alone", trial, n))
 		}
 		if a.disturbed > 0 {
 			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: %d probes measured again, the machine having disturbed them: %s", trial, a.disturbed, strings.Join(a.why, "; ")))
