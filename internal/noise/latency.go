@@ -67,26 +67,25 @@ func MeasureLatency(ctx context.Context, a *load.Attacker, serverCPU int, rate f
 	if err != nil {
 		return Latency{}, fmt.Errorf("noise: latency floor: %w", err)
 	}
-	if err := srv.failed(); err != nil {
-		return Latency{}, err
-	}
 	row, _ := res.Row("")
 	if row.Samples == 0 || row.Errors > 0 {
 		return Latency{}, fmt.Errorf("noise: latency floor: %d samples, %d errors (%s)", row.Samples, row.Errors, row.ErrorReasons())
 	}
 	return Latency{Rate: rate, Seconds: res.Summary.DurationSeconds, Samples: row.Samples, LatenessP99Ms: res.Summary.Lateness.P99,
-		P50Ms: row.Latency.P50, P99Ms: row.Latency.P99, ServerCPU: max(serverCPU, -1)}, ctx.Err()
+		P50Ms: row.Latency.P50, P99Ms: row.Latency.P99, ServerCPU: srv.pinned()}, ctx.Err()
 }
 
 // trivialServer answers every request on a connection with a fixed
 // 200, each connection on a thread of its own pinned to cpu: the least
-// a service can do, on the service's CPU.
+// a service can do, on the service's CPU. A thread it could not pin
+// (the CPU outside the process's set) serves unpinned, and unpinned says
+// so.
 type trivialServer struct {
-	ln  net.Listener
-	cpu int
-	mu  sync.Mutex
-	err error
-	cs  []net.Conn
+	ln       net.Listener
+	cpu      int
+	mu       sync.Mutex
+	unpinned bool
+	cs       []net.Conn
 }
 
 func (s *trivialServer) serve() {
@@ -114,8 +113,9 @@ func (s *trivialServer) conn(c net.Conn) {
 		var set unix.CPUSet
 		set.Set(s.cpu)
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			s.fail(fmt.Errorf("noise: pin the trivial server to CPU %d: %w", s.cpu, err))
-			return
+			s.mu.Lock()
+			s.unpinned = true
+			s.mu.Unlock()
 		}
 	}
 	r := bufio.NewReader(c)
@@ -136,18 +136,14 @@ func (s *trivialServer) conn(c net.Conn) {
 	}
 }
 
-func (s *trivialServer) fail(err error) {
+// pinned is the CPU every connection was served on; -1 when not pinned.
+func (s *trivialServer) pinned() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
+	if s.unpinned || s.cpu < 0 {
+		return -1
 	}
-}
-
-func (s *trivialServer) failed() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+	return s.cpu
 }
 
 func (s *trivialServer) close() {

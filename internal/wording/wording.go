@@ -208,7 +208,12 @@ func Answer(c *results.Capacity) string {
 	case results.AnswerBracket:
 		head = "a bracket"
 	case results.AnswerGeneratorBound:
-		head = "a lower bound, the generator's load limited it"
+		head = "a lower bound"
+		for _, b := range c.Brackets {
+			if b.GeneratorLimited {
+				head = "a lower bound, the generator's load limited it"
+			}
+		}
 	case results.AnswerBelowFloor:
 		head = "the objective is below this host's floor"
 		if c.Floor != nil {
