@@ -138,6 +138,9 @@ type lateness struct {
 	why      string
 }
 
+// NewSearch is a search on sc from start, bracketing by growth to
+// resolution in at most maxProbes probes, none below LowestShare of
+// start.
 func NewSearch(sc Scale, start, resolution, growth float64, maxProbes int) *Search {
 	if sc.whole {
 		start = math.Round(start)
@@ -232,8 +235,9 @@ func (s *Search) count(rate float64, pass, generatorLimited bool, why string) {
 // A late probe (Probe.Late) is a ceiling of the generator's only while
 // nothing says its lateness was the host's (hostsLate): a lower rate as
 // late, or a higher rate that passed. Then it counts by the objective
-// alone (Probe.Met): pr is judged again in place, its Why saying so, and
-// a late probe recorded before is taken again as a pass or a failure.
+// alone (Probe.Met): pr is judged again in place (a failure's Why saying
+// why its lateness was the host's), and a late probe recorded before is
+// taken again as a pass or a failure (Rejudged).
 func (s *Search) RecordProbe(pr *results.Probe) {
 	s.probes++
 	s.rejudged = s.rejudged[:0]
