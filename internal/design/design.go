@@ -126,6 +126,11 @@ type Measured struct {
 	ServiceCPU float64
 	RSSBytes   int64
 	Sampled    bool
+	// ServiceCPUSeconds is the CPU time the service's tree used from the
+	// reading before the load to the one after it; Threads and FDs are
+	// the tree's at the end (read with RSSBytes).
+	ServiceCPUSeconds float64
+	Threads, FDs      int
 	// What else the machine did meanwhile (results.ArmRound says how
 	// each is counted); negative: not measured.
 	StealPercent, OtherServiceCPU, OtherGeneratorCPU float64

@@ -3,6 +3,7 @@ package design
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -35,6 +36,10 @@ type rounds struct {
 	starts    []time.Duration
 	setup     time.Duration
 	roundCost time.Duration
+	// rates are each workload's comparisons at one rate (the plan's
+	// at_rate), the automatic one made once the first start's rounds
+	// have measured the slowest arm.
+	rates map[string][]*results.Comparison
 }
 
 // Run measures the plan's arms in interleaved rounds. Each
@@ -72,6 +77,16 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 			rec.Comparisons = append(rec.Comparisons, c)
 		}
 	}
+	x.rates = map[string][]*results.Comparison{}
+	if a := p.AtRate; a != nil {
+		for _, w := range p.Workloads {
+			for _, r := range a.Rates {
+				c := x.rateComparison(w.Name, r, "the plan's")
+				x.rates[w.Name] = append(x.rates[w.Name], c)
+				rec.Comparisons = append(rec.Comparisons, c)
+			}
+		}
+	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
 	total := time.Duration(p.Rounds.MeasureMax)
 	if d := time.Duration(p.Rounds.Budget); d > 0 {
@@ -104,7 +119,7 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 	}
 	for _, c := range rec.Comparisons {
 		c.Verdict = interleave.Judge(c, p)
-		if c.Verdict != nil && p.Rounds.Budget > 0 {
+		if c.Verdict != nil && p.Rounds.Budget > 0 && !c.AtRate {
 			interleave.Bought(c.Verdict, time.Duration(p.Rounds.Budget), c.Precision, x.setup, x.roundCost, p.MaxStarts())
 		}
 		for _, line := range wording.Comparison(c) {
@@ -132,7 +147,7 @@ func (x *rounds) roundsBudget(share, setup time.Duration, after, comps int) time
 		return share
 	}
 	left := time.Until(x.deadline) - time.Duration(after)*setup
-	perComp := left / time.Duration(comps+after*len(x.p.Workloads)*len(x.p.Load.Levels))
+	perComp := left / time.Duration(comps+after*len(x.p.Workloads)*x.perWorkload())
 	return max(0, min(share, perComp))
 }
 
@@ -198,13 +213,145 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 			}
 			startCost := time.Since(began) - spent
 			x.setup = max(x.setup, startCost)
-			left := (len(p.Workloads)-wi)*len(p.Load.Levels) - li
-			rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*len(p.Load.Levels)), startCost, after, left)
-			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, lv, trial, rb, startCost, rng)
+			left := (len(p.Workloads)-wi)*x.perWorkload() - li
+			rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, after, left)
+			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, trial, rb, startCost, rng)
 		}
+		spent += x.rateRounds(ctx, comps, ready, wi, w, trial, budget, began, spent, after, rng)
 	}
 	finish(ctx, lives)
 	return spent
+}
+
+// perWorkload is how many comparisons each workload has: its levels and
+// its rates (the automatic one counted before it is known).
+func (x *rounds) perWorkload() int {
+	n := len(x.p.Load.Levels)
+	if a := x.p.AtRate; a != nil {
+		n += len(a.Rates)
+		if a.Auto {
+			n++
+		}
+	}
+	return n
+}
+
+// rateComparison is a comparison of every arm at rate on workload w,
+// chosen by rule.
+func (x *rounds) rateComparison(w string, rate int, rule string) *results.Comparison {
+	p := x.p
+	var ids []string
+	for _, im := range p.Arms() {
+		ids = append(ids, im.ID())
+	}
+	return &results.Comparison{Workload: w, Level: rate, Model: "open", Arms: ids, AtRate: true, RateRule: rule,
+		RoundSeconds: p.RateRound(float64(rate)).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
+		Precision: max(float64(p.Rounds.Precision), RatePrecision)}
+}
+
+// RatePrecision is the least half-width a comparison at a rate aims its
+// CPU per request at: a few seconds at a rate read through /proc's 10 ms
+// ticks, and starts that differ, rarely give a cost closer than ±10%.
+const RatePrecision = 0.10
+
+// autoRate is the automatic rate of workload w: the plan's share of the
+// slowest arm's throughput at the first level in this start's rounds,
+// rounded to two significant figures, and how it was chosen; 0 when no
+// round measured one.
+func (x *rounds) autoRate(c *results.Comparison, trial int) (int, string) {
+	one := *c
+	one.Rounds = nil
+	for _, r := range c.Rounds {
+		if r.Start == trial {
+			one.Rounds = append(one.Rounds, r)
+		}
+	}
+	v := interleave.JudgeWith(&one, c.Precision, "")
+	if v == nil {
+		return 0, ""
+	}
+	slowest, thr := "", 0.0
+	for _, f := range v.Arms {
+		if f.Throughput > 0 && (thr == 0 || f.Throughput < thr) {
+			slowest, thr = f.Arm, f.Throughput
+		}
+	}
+	share := x.p.AtRate.ShareOrDefault()
+	rate := roundTwo(share * thr)
+	if rate < 1 {
+		return 0, ""
+	}
+	return rate, wording.RateRule(share, slowest, thr, c.Level, levelUnit(c.Model), trial)
+}
+
+// roundTwo rounds v to two significant figures.
+func roundTwo(v float64) int {
+	if v < 1 {
+		return 0
+	}
+	e := math.Pow(10, math.Floor(math.Log10(v))-1)
+	return int(math.Round(v/e) * e)
+}
+
+func levelUnit(model string) string {
+	if model == "open" {
+		return "req/s"
+	}
+	return "users"
+}
+
+// rateRounds measures workload w's comparisons at a rate on this start's
+// ready arms (number wi of the plan's workloads), making the automatic
+// one from the first level's rounds when it does not exist yet; it
+// returns the time its rounds took.
+func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Comparison, ready []Arm, wi int, w plan.Workload, trial int, budget time.Duration, began time.Time, spent time.Duration, after int, rng *rand.Rand) time.Duration {
+	p, b := x.p, x.b
+	a := p.AtRate
+	if a == nil || ctx.Err() != nil {
+		return 0
+	}
+	if a.Auto && !x.hasAuto(w.Name) && len(p.Load.Levels) > 0 {
+		if rate, rule := x.autoRate(comps[compKey(w.Name, p.Load.Levels[0])], trial); rate > 0 {
+			c := x.rateComparison(w.Name, rate, rule)
+			x.rates[w.Name] = append(x.rates[w.Name], c)
+			b.Record().Comparisons = append(b.Record().Comparisons, c)
+			b.Say("%s at one rate: %d req/s (%s)", w.Name, rate, rule)
+		}
+	}
+	var in []Arm
+	for _, l := range ready {
+		if l.Records()[wi].Status == results.OK {
+			in = append(in, l)
+		}
+	}
+	if len(in) < 2 {
+		return 0
+	}
+	var took time.Duration
+	for ri, c := range x.rates[w.Name] {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := b.ResetForRounds(ctx, w, in); err != nil {
+			b.Warn("%s at %d req/s: no rounds: %v", w.Name, c.Level, err)
+			continue
+		}
+		startCost := time.Since(began) - spent - took
+		left := (len(p.Workloads)-wi)*x.perWorkload() - len(p.Load.Levels) - ri
+		rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, after, left)
+		took += x.rounds(ctx, c, in, w, trial, rb, startCost, rng)
+	}
+	return took
+}
+
+// hasAuto reports whether workload w's automatic rate is chosen.
+func (x *rounds) hasAuto(w string) bool {
+	for _, c := range x.rates[w] {
+		if c.RateRule != "the plan's" {
+			return true
+		}
+	}
+	return false
 }
 
 // rounds measures ls in rounds at level until each adjacent pair is
@@ -215,8 +362,9 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 // startCost is what this start cost before its rounds (starting and
 // warming every arm), the price of the next start in that plan. The
 // database's invariants are audited after the last round.
-func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w plan.Workload, level, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
+func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w plan.Workload, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
 	began := time.Now()
+	level := c.Level
 	var order []int
 	// A start's rounds repeat as many disturbed arm rounds as it has
 	// arms (at least two); past that the machine is not disturbed now and
@@ -242,15 +390,15 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 			if l.Exited() {
 				continue
 			}
-			ar := x.armRound(ctx, l, w, level)
+			ar := x.armRound(ctx, l, w, c)
 			if why := interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB); why != "" && ar.Misbehaved == "" && repeats < maxRepeats && ctx.Err() == nil {
 				// Judged from the round's own record, never its figure:
 				// measured again at once, the other arms still frozen.
 				repeats++
 				ar.Disturbed = why
 				round.Repeated = append(round.Repeated, ar)
-				x.b.Say("%s at %d, start %d, round %d: %s disturbed (%s); measured again", w.Name, level, trial, r, ar.Arm, why)
-				ar = x.armRound(ctx, l, w, level)
+				x.b.Say("%s at %d %s, start %d, round %d: %s disturbed (%s); measured again", w.Name, level, levelUnit(c.Model), trial, r, ar.Arm, why)
+				ar = x.armRound(ctx, l, w, c)
 				ar.Disturbed = interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB)
 			}
 			if ar.Misbehaved != "" {
@@ -262,7 +410,7 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 			break
 		}
 		c.Rounds = append(c.Rounds, round)
-		x.b.Say("%s at %d, start %d, round %d: %s", w.Name, level, trial, r, wording.Round(round, c.Model))
+		x.b.Say("%s at %d %s, start %d, round %d: %s", w.Name, level, levelUnit(c.Model), trial, r, wording.Round(round, c.Model))
 	}
 	if workloads.Database(w.Name) != workloads.NoDatabase {
 		vs, msgs := auditAfter(ctx, x.b, w, trial, "the rounds")
@@ -274,12 +422,13 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 
 // armRound thaws l, loads it for the plan's settle (not counted) and its
 // round, stops the load (every request answered) and freezes it again.
-func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, level int) results.ArmRound {
+func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *results.Comparison) results.ArmRound {
 	p := x.p
 	sc := load.StatusChecked(l.Scenario(w.Name))
 	ar := results.ArmRound{Arm: l.ID()}
+	level := c.Level
 	model := func(d time.Duration) load.Model {
-		if p.Load.Model == "open" {
+		if c.Model == "open" {
 			return load.OpenModel{Rate: float64(level), Duration: d}
 		}
 		return load.ClosedModel{Users: level, Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
@@ -295,7 +444,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, level int
 		row, _ := res.Row("")
 		ar.SettleThroughput, ar.SettleErrors = row.Throughput, row.Errors
 	}
-	m, err := l.Measure(ctx, x.b.Attacker(nil), sc, model(time.Duration(p.Rounds.Round)))
+	m, err := l.Measure(ctx, x.b.Attacker(nil), sc, model(time.Duration(c.RoundSeconds*float64(time.Second))))
 	ar.At = m.At
 	if err != nil {
 		ar.Misbehaved = "load failed: " + err.Error()
@@ -307,7 +456,11 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, level int
 	ar.Seconds, ar.Throughput, ar.Samples, ar.Errors = s.DurationSeconds, row.Throughput, row.Samples, row.Errors
 	ar.P50Ms, ar.P99Ms = row.Latency.P50, row.Latency.P99
 	if m.Sampled {
-		ar.ServiceCPU = m.ServiceCPU
+		ar.ServiceCPU, ar.ServiceCPUSeconds = m.ServiceCPU, m.ServiceCPUSeconds
+		ar.RSSBytes, ar.Threads, ar.FDs = uint64(max(0, m.RSSBytes)), m.Threads, m.FDs
+	}
+	if c.Model == "open" {
+		ar.LatenessP99Ms = s.Lateness.P99
 	}
 	ar.StealPercent, ar.OtherServiceCPU, ar.OtherGeneratorCPU = m.StealPercent, m.OtherServiceCPU, m.OtherGeneratorCPU
 	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
@@ -316,7 +469,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, level int
 	switch {
 	case ar.SettleErrors > 0:
 		ar.Misbehaved = fmt.Sprintf("answered %d errors in the second after its thaw", ar.SettleErrors)
-	case p.Load.Model != "open" && ar.SettleThroughput < SettleFloor*ar.Throughput:
+	case c.Model != "open" && ar.SettleThroughput < SettleFloor*ar.Throughput:
 		ar.Misbehaved = fmt.Sprintf("served %.0f%% of its round's rate in the second after its thaw", 100*ar.SettleThroughput/ar.Throughput)
 	}
 	return ar

@@ -45,7 +45,7 @@ func RoundsWanted(c *results.Comparison, p *plan.Plan, startCost, roundCost time
 		return math.MaxInt
 	}
 	want := plan.MinRounds
-	for _, pr := range v.Pairs {
+	for _, pr := range decisive(c, v) {
 		rr := stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD, DFPerStart: pr.DFPerStart}
 		if _, n, ok := rr.Plan(c.Precision, startCost.Seconds(), roundCost.Seconds(), plan.MinRounds, p.MaxStarts()); ok {
 			want = max(want, n)
@@ -65,10 +65,10 @@ func StartPrecise(c *results.Comparison, start int, halfWidth float64) bool {
 		}
 	}
 	v := JudgeWith(&one, halfWidth, "")
-	if v == nil || len(v.Pairs) == 0 {
+	if v == nil || len(decisive(c, v)) == 0 {
 		return false
 	}
-	for _, pr := range v.Pairs {
+	for _, pr := range decisive(c, v) {
 		if !(pr.HalfWidth <= halfWidth) {
 			return false
 		}

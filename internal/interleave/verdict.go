@@ -116,12 +116,14 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 			}
 		}
 	}
-	cpu, _ := collect(c, func(a results.ArmRound) float64 {
-		if a.Samples == 0 || a.ServiceCPU <= 0 {
-			return 0
-		}
-		return a.ServiceCPU / 100 * a.Seconds / float64(a.Samples) * 1e6 // µs per request
-	})
+	cpu, _ := collect(c, cpuPerRequest)
+	k := kept(c)
+	v.Arms = armFigures(c, k)
+	v.Overloaded = overloaded(c, k)
+	v.Leaks = Growths(c)
+	if open {
+		v.LatenessP99Ms = latenessFloor(k)
+	}
 	gen := map[string][]float64{}
 	for _, r := range c.Rounds {
 		for _, a := range r.Arms {
@@ -138,7 +140,7 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		}
 	}
 	for _, arm := range c.Arms {
-		if arm != twin && figs[arm].geoMean() > 0 {
+		if _, over := v.Overloaded[arm]; arm != twin && !over && figs[arm].geoMean() > 0 {
 			v.Ranking = append(v.Ranking, arm)
 		}
 	}
@@ -179,11 +181,32 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		} else {
 			pr = pair(a, b, thr, a, b)
 		}
+		if open && v.LatenessP99Ms > 0 && figs[b].geoMean()-figs[a].geoMean() < v.LatenessP99Ms {
+			pr.InsideFloor = true
+		}
 		v.Pairs = append(v.Pairs, pr)
-		if pr.Need != "" {
+		if pr.Need != "" && !c.AtRate {
 			v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s: ±%.1f%%, %s would reach ±%.0f%%", a, b, 100*pr.HalfWidth, pr.Need, 100*precision))
 		}
 		v.CPU = append(v.CPU, pair(a, b, cpuCmp, b, a))
+	}
+	if c.AtRate {
+		// The cost of the same work, ranked on its own: least CPU per
+		// request first.
+		for _, arm := range v.Ranking {
+			if cpu[arm].geoMean() > 0 {
+				v.CPURanking = append(v.CPURanking, arm)
+			}
+		}
+		sort.SliceStable(v.CPURanking, func(i, j int) bool { return cpu[v.CPURanking[i]].geoMean() < cpu[v.CPURanking[j]].geoMean() })
+		for i := 0; i+1 < len(v.CPURanking); i++ {
+			a, b := v.CPURanking[i], v.CPURanking[i+1]
+			pr := pair(a, b, cpuCmp, b, a)
+			v.CPUPairs = append(v.CPUPairs, pr)
+			if pr.Need != "" {
+				v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s on CPU per request: ±%.1f%%, %s would reach ±%.0f%%", a, b, 100*pr.HalfWidth, pr.Need, 100*precision))
+			}
+		}
 	}
 	if twin != "" && len(c.Arms) >= 2 {
 		aa := pair(c.Arms[0], twin, thr, c.Arms[0], twin)

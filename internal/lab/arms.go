@@ -170,6 +170,8 @@ func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, 
 	out.Result = res
 	if serr == nil {
 		out.ServiceCPU, out.RSSBytes, out.Sampled = after.CPUPercent, int64(after.RSSBytes), true
+		out.ServiceCPUSeconds = after.CPUPercent / 100 * after.Interval.Seconds()
+		out.Threads, out.FDs = after.Threads, after.FDs
 	}
 	if perr == nil && perr1 == nil {
 		out.StealPercent = machine.StealPercent(st0, st1)

@@ -108,6 +108,9 @@ type Plan struct {
 	Capacity CapacitySettings `yaml:"capacity" json:"capacity,omitzero"`
 	// Sizing is a load to size each stack for from its capacity.
 	Sizing *Sizing `yaml:"sizing" json:"sizing,omitempty"`
+	// AtRate adds a comparison at one rate beside a closed-model plan's
+	// levels: latency, CPU per request and memory at the same work.
+	AtRate *AtRate `yaml:"at_rate" json:"at_rate,omitempty"`
 	// Published are the figures a source experiment reported, which the
 	// report sets beside this run's.
 	Published []Published `yaml:"published" json:"published,omitempty"`

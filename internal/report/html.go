@@ -89,6 +89,8 @@ type htmlPage struct {
 	// Faults are the plan's fault tests (run.json's faults).
 	Faults    []*results.FaultTest
 	FaultCols []string
+	// Scorecards are the whole answer, first.
+	Scorecards []htmlScorecard
 }
 
 type htmlCol struct{ Title string }
@@ -262,6 +264,7 @@ func WriteHTML(w io.Writer, res *Results, opts ...Option) error {
 	if res.Run != nil && len(res.Run.Faults) > 0 {
 		pg.Faults, pg.FaultCols = res.Run.Faults, results.FaultColumns
 	}
+	pg.Scorecards = scorecardPage(res, s, colors)
 	pg.Environment, pg.BuildHead, pg.Builds = environment(res)
 	if res.Kind == KindRun {
 		b, _ := json.MarshalIndent(res.Run.Plan, "", "  ")

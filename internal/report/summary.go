@@ -244,6 +244,9 @@ type Summary struct {
 	Thresholds []ThresholdRow `json:"thresholds,omitempty"`
 	// SizingLoad is the plan's sizing load in words.
 	SizingLoad string `json:"sizing_load,omitempty"`
+	// Scorecards are the whole answer, one per workload compared in
+	// interleaved rounds: the first thing summary.md and report.html say.
+	Scorecards []*Scorecard `json:"scorecards,omitempty"`
 }
 
 // ThresholdRow is one fail_if threshold checked on one level.
@@ -464,6 +467,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 	if len(r.Capacities) > 0 {
 		applyCapacities(r, byWorkload, s)
 	}
+	s.Scorecards = scorecards(r)
 	if res.rejudged {
 		for _, wl := range s.Workloads {
 			if len(wl.Verdicts) > 0 {

@@ -181,6 +181,7 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 	if s.Interrupted {
 		fmt.Fprintf(w, "**Interrupted:** the run was stopped early; the tables hold what was measured.\n\n")
 	}
+	writeScorecards(w, s)
 	for _, wl := range s.Workloads {
 		cols := visibleColumns(wl)
 		fmt.Fprintf(w, "## %s\n\n", wl.Name)
@@ -298,6 +299,50 @@ func WriteMarkdown(w io.Writer, res *Results, opts ...Option) error {
 		fmt.Fprintf(w, "Reproduce: `%s`\n", r.Command)
 	}
 	return nil
+}
+
+// writeScorecards writes each workload's scorecard: one row per stack,
+// one column per part of the question, the best in each column in bold.
+func writeScorecards(w io.Writer, s *Summary) {
+	for _, sc := range s.Scorecards {
+		fmt.Fprintf(w, "## The answer: %s\n\n", sc.Workload)
+		fmt.Fprintf(w, "%s.\n\n", ScorecardBasis(sc, s.LevelUnit))
+		fmt.Fprintf(w, "| Stack |")
+		for _, c := range ScorecardColumns {
+			fmt.Fprintf(w, " %s |", c[1])
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(ScorecardColumns)))
+		for _, r := range sc.Rows {
+			fmt.Fprintf(w, "| %s |", r.Stack)
+			for _, c := range ScorecardColumns {
+				if r.Best[c[0]] {
+					fmt.Fprintf(w, " **%s** |", r.Cell(c[0]))
+				} else {
+					fmt.Fprintf(w, " %s |", r.Cell(c[0]))
+				}
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+		for _, m := range sc.Missing {
+			fmt.Fprintf(w, "- Not answered by this run: %s.\n", m)
+		}
+		if len(sc.Missing) > 0 {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// ScorecardBasis says what a scorecard's columns rest on.
+func ScorecardBasis(sc *Scorecard, levelUnit string) string {
+	b := fmt.Sprintf("Throughput at %d %s; each ratio is the stack's over the next in that column's ranking, with its 95%% interval over fresh starts and interleaved rounds; the best in each column is in bold", sc.Level, levelUnit)
+	if sc.Rate > 0 {
+		b += fmt.Sprintf(". p99 (from the intended send time), CPU per request (the service's whole process tree) and RSS at %s req/s for every stack (%s)", human.Count(float64(sc.Rate)), sc.RateRule)
+		if sc.FloorMs > 0 {
+			b += fmt.Sprintf("; this host's own p99 floor there (the generator's send lateness p99): %s", human.Ms(sc.FloorMs))
+		}
+	}
+	return b + ". RSS is the median over the rounds (the range of the starts' medians); idle RSS and startup (to the first healthy answer) the median over starts (their range); size is the build's artifact"
 }
 
 // writeWarmups writes the warm-up table: per start and workload, the time

@@ -15,10 +15,15 @@ import (
 // and verdict of their workloads: ratios with intervals in rank order,
 // the machine's A/A check beside them.
 func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit string) {
+	planUnit := unit
 	for _, c := range r.Comparisons {
 		wl := byWorkload[c.Workload]
 		if wl == nil {
 			continue
+		}
+		unit := planUnit
+		if c.AtRate {
+			unit = "req/s"
 		}
 		wl.Comparisons = append(wl.Comparisons, c)
 		for _, w := range c.Warnings {
@@ -28,7 +33,9 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 		for _, rd := range c.Rounds {
 			starts[rd.Start] = true
 		}
-		wl.VerdictBasis = fmt.Sprintf("%d rounds of %g s per implementation, interleaved in a random order, over %d fresh start(s); 95%% interval of each adjacent ratio", roundsOf(c), c.RoundSeconds, len(starts))
+		if !c.AtRate || wl.VerdictBasis == "" {
+			wl.VerdictBasis = fmt.Sprintf("%d rounds of %g s per implementation, interleaved in a random order, over %d fresh start(s); 95%% interval of each adjacent ratio", roundsOf(c), c.RoundSeconds, len(starts))
+		}
 		v := c.Verdict
 		if v == nil || len(v.Ranking) == 0 {
 			wl.Verdicts = append(wl.Verdicts, fmt.Sprintf("at %d %s: no verdict, no round was measured", c.Level, unit))
@@ -38,6 +45,9 @@ func applyComparisons(r *results.Run, byWorkload map[string]*Workload, unit stri
 			wl.Verdicts = append(wl.Verdicts, fmt.Sprintf("at %d %s: %s", c.Level, unit, l))
 		}
 		head := fmt.Sprintf("At %d %s, by %s: %s", c.Level, unit, v.Metric, wording.Ranking(v))
+		if c.AtRate {
+			continue // the scorecard says it; the headline stays the level's
+		}
 		if wl.VerdictHeadline == "" {
 			wl.VerdictHeadline = head
 		} else {

@@ -27,6 +27,13 @@ type Comparison struct {
 	// Precision is the half-width every adjacent pair's interval is meant
 	// to reach (0.03 is ±3%).
 	Precision float64 `json:"precision"`
+	// AtRate marks a comparison at one open-model rate (Level, req/s)
+	// that a closed-model plan adds beside its levels (the plan's
+	// at_rate): the same work for every arm, compared on latency, CPU
+	// per request and memory. RateRule says how the rate was chosen
+	// ("50% of python-fastapi's 2,410 req/s in start 1", or "the plan's").
+	AtRate   bool   `json:"at_rate,omitempty"`
+	RateRule string `json:"rate_rule,omitempty"`
 	// Rounds in the order they ran, over every start.
 	Rounds []Round `json:"rounds"`
 	// Verdict is the ranking with an interval on every adjacent pair.
@@ -64,6 +71,19 @@ type ArmRound struct {
 	Errors     int64     `json:"errors"`
 	P50Ms      float64   `json:"p50_ms"`
 	P99Ms      float64   `json:"p99_ms"`
+	// LatenessP99Ms is the open model's send lateness p99 over the
+	// interval: the generator's (and the host's) own share of P99Ms.
+	LatenessP99Ms float64 `json:"lateness_p99_ms,omitempty"`
+	// ServiceCPUSeconds is the CPU time the arm's process tree used from
+	// just before to just after the interval (user+system, /proc): with
+	// Samples, the CPU per request. 0: not read (older runs derive it
+	// from ServiceCPU).
+	ServiceCPUSeconds float64 `json:"service_cpu_seconds,omitempty"`
+	// RSSBytes, Threads and FDs are the arm's process tree at the end of
+	// the interval: what the leak check follows over a start's rounds.
+	RSSBytes uint64 `json:"rss_bytes,omitempty"`
+	Threads  int    `json:"threads,omitempty"`
+	FDs      int    `json:"fds,omitempty"`
 	// ServiceCPU is the arm's process tree's CPU during the interval, in
 	// percent of one CPU; GeneratorCPU the generator's, in percent of all
 	// of its CPUs.
@@ -105,6 +125,26 @@ type Verdict struct {
 	Pairs []PairRatio `json:"pairs"`
 	// CPU compares the same adjacent pairs on service CPU per request.
 	CPU []PairRatio `json:"cpu_per_request,omitempty"`
+	// CPURanking ranks the arms by their CPU per request, least first,
+	// and CPUPairs gives each adjacent pair of it the ratio's interval
+	// (a comparison at one rate, AtRate: the cost of the same work).
+	CPURanking []string    `json:"cpu_ranking,omitempty"`
+	CPUPairs   []PairRatio `json:"cpu_pairs,omitempty"`
+	// Arms are each arm's own figures over the rounds the verdict kept:
+	// the scorecard's cells.
+	Arms []ArmFigures `json:"arm_figures,omitempty"`
+	// Overloaded names the arms that could not carry a comparison's rate
+	// (AtRate), with why; they are left out of its ranking.
+	Overloaded map[string]string `json:"overloaded,omitempty"`
+	// LatenessP99Ms is the generator's send lateness p99 over the
+	// comparison's rounds (the median of its arms' rounds): the host's
+	// and the generator's own floor under every p99 it compares. Pairs
+	// whose p99s differ by less than it are not ranked by latency
+	// (PairRatio.InsideFloor).
+	LatenessP99Ms float64 `json:"lateness_p99_ms,omitempty"`
+	// Leaks are the growth checks of every arm: RSS, threads and file
+	// descriptors over the rounds of each start.
+	Leaks []Growth `json:"leaks,omitempty"`
 	// Repeated counts the arms' rounds the machine disturbed and that
 	// were measured again at once; Disturbed those judged disturbed from
 	// their records and left out (no repeat was left, or judged after).
@@ -177,6 +217,46 @@ type PairRatio struct {
 	// freedom each start beyond the first adds (what Need plans with).
 	Arms       int     `json:"arms,omitempty"`
 	DFPerStart float64 `json:"df_per_start,omitempty"`
+	// InsideFloor reports a latency pair whose p99s differ by less than
+	// the host's own floor (Verdict.LatenessP99Ms): not ranked by it.
+	InsideFloor bool `json:"inside_floor,omitempty"`
+}
+
+// ArmFigures are one arm's figures in a comparison, over the rounds the
+// verdict kept: geometric means of throughput, p50, p99 and CPU per
+// request, and the median RSS with its range over starts.
+type ArmFigures struct {
+	Arm           string  `json:"arm"`
+	Throughput    float64 `json:"throughput"`
+	P50Ms         float64 `json:"p50_ms"`
+	P99Ms         float64 `json:"p99_ms"`
+	CPUPerRequest float64 `json:"cpu_us_per_request"`
+	// RSSBytes is the median of the rounds' RSS; RSSLow and RSSHigh the
+	// lowest and highest start's median.
+	RSSBytes uint64 `json:"rss_bytes,omitempty"`
+	RSSLow   uint64 `json:"rss_low_bytes,omitempty"`
+	RSSHigh  uint64 `json:"rss_high_bytes,omitempty"`
+	Rounds   int    `json:"rounds"`
+}
+
+// Growth is one arm's check for a leak of one resource ("rss", "threads",
+// "fds"): the slope over the rounds of each start (a common slope, each
+// start its own intercept), per minute, with its 95% interval.
+type Growth struct {
+	Arm      string `json:"arm"`
+	Resource string `json:"resource"`
+	// PerMinute is the slope in the resource's unit (bytes, threads,
+	// descriptors) per minute; Low and High its 95% interval.
+	PerMinute float64 `json:"per_minute"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
+	// Limit is the growth a minute above which a slope whose interval
+	// excludes 0 is a leak.
+	Limit float64 `json:"limit"`
+	// Points and Minutes are the readings and the time they span.
+	Points  int     `json:"points"`
+	Minutes float64 `json:"minutes"`
+	Leak    bool    `json:"leak"`
 }
 
 // GeneratorBoundPercent is the generator's CPU, in percent of its CPUs,

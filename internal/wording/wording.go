@@ -44,8 +44,20 @@ func Verdict(v *results.Verdict) []string {
 		out = append(out, "only "+v.Ranking[0]+" was measured: nothing to compare")
 	}
 	for _, pr := range v.Pairs {
+		if pr.InsideFloor {
+			out = append(out, InsideFloor(pr, v))
+			continue
+		}
 		out = append(out, Pair(pr, v.Metric))
 	}
+	for _, pr := range v.CPUPairs {
+		out = append(out, CPUPair(pr, v))
+	}
+	out = append(out, overloaded(v)...)
+	if f, best := v.LatenessP99Ms, bestP99(v); f > 0 && best > 0 && f > FloorShareOfP99*best {
+		out = append(out, fmt.Sprintf("the generator's send lateness p99 (%s) is over a third of the best p99 (%s): at this rate the p99s measure this host as much as the services", human.Ms(f), human.Ms(best)))
+	}
+	out = append(out, Leaks(v.Leaks)...)
 	arms := make([]string, 0, len(v.GeneratorBound))
 	for arm := range v.GeneratorBound {
 		arms = append(arms, arm)
@@ -79,10 +91,112 @@ func Verdict(v *results.Verdict) []string {
 	return out
 }
 
+// RateRule says how an automatic rate was chosen: "50% of
+// python-fastapi's 2,410 req/s at 50 users in start 1".
+func RateRule(share float64, slowest string, throughput float64, level int, unit string, start int) string {
+	return fmt.Sprintf("%.0f%% of %s's %s req/s at %d %s in start %d", 100*share, slowest, human.Count(throughput), level, unit, start)
+}
+
+// FloorShareOfP99 is the share of the best p99 past which the
+// generator's send lateness is said to take the comparison.
+const FloorShareOfP99 = 1.0 / 3
+
+// figuresOf is arm's figures in v, zero when it has none.
+func figuresOf(v *results.Verdict, arm string) results.ArmFigures {
+	for _, f := range v.Arms {
+		if f.Arm == arm {
+			return f
+		}
+	}
+	return results.ArmFigures{}
+}
+
+// bestP99 is the ranking's first arm's p99, 0 when unknown.
+func bestP99(v *results.Verdict) float64 {
+	if len(v.Ranking) == 0 {
+		return 0
+	}
+	return figuresOf(v, v.Ranking[0]).P99Ms
+}
+
+// InsideFloor says a latency pair that differs by less than the host's
+// own floor: "go-stdlib ≈ rust-axum on p99: 0.21 ms apart, inside this
+// host's floor of 0.90 ms (not ranked; 1.15× [1.02, 1.30])".
+func InsideFloor(p results.PairRatio, v *results.Verdict) string {
+	a, b := figuresOf(v, p.Better).P99Ms, figuresOf(v, p.Worse).P99Ms
+	return fmt.Sprintf("%s ≈ %s on p99: %s apart, inside this host's floor of %s (the generator's send lateness p99), so not ranked by it (%.2f× [%.2f, %.2f])",
+		p.Better, p.Worse, human.Ms(b-a), human.Ms(v.LatenessP99Ms), p.Ratio, p.Low, p.High)
+}
+
+// CPUPair says a pair on CPU per request: "go-stdlib 1.20× node-http
+// [1.10, 1.31] less CPU per request (141 µs against 169 µs)".
+func CPUPair(p results.PairRatio, v *results.Verdict) string {
+	a, b := figuresOf(v, p.Better).CPUPerRequest, figuresOf(v, p.Worse).CPUPerRequest
+	if !p.Significant {
+		return fmt.Sprintf("%s ≈ %s on CPU per request: no significant difference (%.2f× [%.2f, %.2f]; %.0f µs against %.0f µs)", p.Better, p.Worse, p.Ratio, p.Low, p.High, a, b)
+	}
+	return fmt.Sprintf("%s %.2f× %s [%.2f, %.2f] less CPU per request (%.0f µs against %.0f µs)", p.Better, p.Ratio, p.Worse, p.Low, p.High, a, b)
+}
+
+// overloaded says which arms could not carry a comparison's rate.
+func overloaded(v *results.Verdict) []string {
+	arms := make([]string, 0, len(v.Overloaded))
+	for arm := range v.Overloaded {
+		arms = append(arms, arm)
+	}
+	sort.Strings(arms)
+	var out []string
+	for _, arm := range arms {
+		out = append(out, fmt.Sprintf("%s could not carry the rate (%s): not ranked at it", arm, v.Overloaded[arm]))
+	}
+	return out
+}
+
+// growthUnit writes an amount of a resource a leak check follows.
+func growthUnit(resource string, v float64) string {
+	switch resource {
+	case "rss":
+		if v < 0 {
+			return "-" + human.Bytes(-v)
+		}
+		return human.Bytes(v)
+	case "threads":
+		return fmt.Sprintf("%.1f threads", v)
+	}
+	return fmt.Sprintf("%.1f FDs", v)
+}
+
+// Leaks says what the leak check found: each leak, or that no arm grew
+// past the limits.
+func Leaks(gs []results.Growth) []string {
+	if len(gs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, g := range gs {
+		if g.Leak {
+			out = append(out, fmt.Sprintf("LEAK: %s grew by %s a minute [%s, %s] over %d rounds of %.1f minutes (limit %s a minute)",
+				g.Arm, growthUnit(g.Resource, g.PerMinute), growthUnit(g.Resource, g.Low), growthUnit(g.Resource, g.High), g.Points, g.Minutes, growthUnit(g.Resource, g.Limit)))
+		}
+	}
+	if len(out) == 0 {
+		limits := map[string]float64{}
+		for _, g := range gs {
+			limits[g.Resource] = g.Limit
+		}
+		out = append(out, fmt.Sprintf("no leak: no arm's RSS, threads or FDs grew past %s, %s or %s a minute over its rounds (the whole 95%% interval above it)",
+			growthUnit("rss", limits["rss"]), growthUnit("threads", limits["threads"]), growthUnit("fds", limits["fds"])))
+	}
+	return out
+}
+
 // Comparison is the printed verdict of a comparison: a heading, then
 // its verdict's lines.
 func Comparison(c *results.Comparison) []string {
 	head := fmt.Sprintf("VERDICT %s at %d (%s model, %d rounds):", c.Workload, c.Level, c.Model, len(c.Rounds))
+	if c.AtRate {
+		head = fmt.Sprintf("VERDICT %s at one rate, %s req/s (%s; %d rounds of %g s):", c.Workload, human.Count(float64(c.Level)), c.RateRule, len(c.Rounds), c.RoundSeconds)
+	}
 	if c.Verdict == nil || len(c.Verdict.Ranking) == 0 {
 		return []string{head + " no verdict: no round was measured"}
 	}

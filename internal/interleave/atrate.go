@@ -1,0 +1,289 @@
+package interleave
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
+)
+
+// The limits of a comparison at one rate (results.Comparison.AtRate).
+const (
+	// CarryShare is the share of the rate an arm must serve on the mean
+	// of its rounds: below it requests queued up, and the arm could not
+	// carry the rate.
+	CarryShare = 0.95
+	// CarryErrors is the share of errors above which an arm could not
+	// carry the rate.
+	CarryErrors = 0.01
+	// FloorShare is the share of the best arm's p99 that the generator's
+	// send lateness may reach before the verdict says the p99s measure
+	// the host as much as the services.
+	FloorShare = 1.0 / 3
+)
+
+// cpuPerRequest is an arm round's service CPU per request, in µs: its
+// CPU seconds over its requests, or, in runs that did not record the
+// seconds, its CPU share over the interval.
+func cpuPerRequest(a results.ArmRound) float64 {
+	if a.Samples == 0 {
+		return 0
+	}
+	if a.ServiceCPUSeconds > 0 {
+		return a.ServiceCPUSeconds / float64(a.Samples) * 1e6
+	}
+	if a.ServiceCPU <= 0 {
+		return 0
+	}
+	return a.ServiceCPU / 100 * a.Seconds / float64(a.Samples) * 1e6
+}
+
+// kept lists, per arm, the rounds the verdict keeps (not misbehaved, and
+// not disturbed unless the machine was that busy throughout).
+func kept(c *results.Comparison) map[string][]results.ArmRound {
+	out := map[string][]results.ArmRound{}
+	for _, r := range c.Rounds {
+		for _, a := range r.Arms {
+			if why, busy := disturbed(c, a, r.Start); a.Misbehaved == "" && (why == "" || busy) {
+				out[a.Arm] = append(out[a.Arm], a)
+			}
+		}
+	}
+	return out
+}
+
+// geo is the geometric mean of the positive values that pick gives.
+func geo(rs []results.ArmRound, pick func(results.ArmRound) float64) float64 {
+	sum, n := 0.0, 0
+	for _, a := range rs {
+		if v := pick(a); v > 0 {
+			sum += math.Log(v)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Exp(sum / float64(n))
+}
+
+// median is the median of xs (0 for none); xs is sorted in place.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// armFigures are each arm's figures over its kept rounds, in c.Arms's
+// order.
+func armFigures(c *results.Comparison, k map[string][]results.ArmRound) []results.ArmFigures {
+	var out []results.ArmFigures
+	for _, arm := range c.Arms {
+		rs := k[arm]
+		if len(rs) == 0 {
+			continue
+		}
+		f := results.ArmFigures{Arm: arm, Rounds: len(rs),
+			Throughput:    geo(rs, func(a results.ArmRound) float64 { return a.Throughput }),
+			P50Ms:         geo(rs, func(a results.ArmRound) float64 { return a.P50Ms }),
+			P99Ms:         geo(rs, func(a results.ArmRound) float64 { return a.P99Ms }),
+			CPUPerRequest: geo(rs, cpuPerRequest)}
+		var all []float64
+		byStart := map[int][]float64{}
+		for _, r := range c.Rounds {
+			for _, a := range r.Arms {
+				if a.Arm == arm && a.RSSBytes > 0 && a.Misbehaved == "" {
+					all = append(all, float64(a.RSSBytes))
+					byStart[r.Start] = append(byStart[r.Start], float64(a.RSSBytes))
+				}
+			}
+		}
+		if len(all) > 0 {
+			f.RSSBytes = uint64(median(all))
+			lo, hi := math.Inf(1), 0.0
+			for _, v := range byStart {
+				m := median(v)
+				lo, hi = min(lo, m), max(hi, m)
+			}
+			f.RSSLow, f.RSSHigh = uint64(lo), uint64(hi)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// overloaded names the arms of a comparison at a rate that could not
+// carry it, with why: more than CarryErrors of errors, or a mean
+// throughput under CarryShare of the rate (its queue grew).
+func overloaded(c *results.Comparison, k map[string][]results.ArmRound) map[string]string {
+	if !c.AtRate || c.Level <= 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, arm := range c.Arms {
+		rs := k[arm]
+		if len(rs) == 0 {
+			continue
+		}
+		var thr []float64
+		var errs, samples int64
+		for _, a := range rs {
+			thr = append(thr, a.Throughput)
+			errs += a.Errors
+			samples += a.Samples
+		}
+		rate := float64(c.Level)
+		switch m := stats.Mean(thr); {
+		case samples > 0 && float64(errs) > CarryErrors*float64(samples):
+			out[arm] = fmt.Sprintf("answered %.1f%% errors at %d req/s", 100*float64(errs)/float64(samples), c.Level)
+		case m < CarryShare*rate:
+			out[arm] = fmt.Sprintf("served %.0f req/s of the %d offered: its queue grew", m, c.Level)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// latenessFloor is the median of the kept rounds' send lateness p99: the
+// generator's and the host's own floor under the comparison's p99s (0
+// where the rounds did not record it).
+func latenessFloor(k map[string][]results.ArmRound) float64 {
+	var xs []float64
+	for _, rs := range k {
+		for _, a := range rs {
+			if a.LatenessP99Ms > 0 {
+				xs = append(xs, a.LatenessP99Ms)
+			}
+		}
+	}
+	return median(xs)
+}
+
+// The growth a minute above which a slope whose interval excludes 0 is
+// a leak: a service that grows this fast under steady load runs out of
+// its box within a day (1 GiB in about 17 hours).
+const (
+	LeakRSSPerMinute     = 1 << 20
+	LeakThreadsPerMinute = 10
+	LeakFDsPerMinute     = 10
+	// MinGrowthPoints is how many readings a slope needs, over all starts.
+	MinGrowthPoints = 6
+)
+
+// Growths checks every arm of c for a leak of RSS, threads and file
+// descriptors: the slope of each over time within each start (one common
+// slope, each start its own intercept, so a start that sits higher does
+// not read as growth), with its 95% interval. A leak is a slope whose
+// whole interval lies above the resource's limit (so it excludes 0 too):
+// a runtime whose heap still settles after its warm-up (V8 grew 5.5 MiB
+// a minute [2.9, 8.1] over half a minute of rounds on a busy host) is
+// not called a leak on a point estimate.
+func Growths(c *results.Comparison) []results.Growth {
+	var out []results.Growth
+	for _, arm := range c.Arms {
+		for _, res := range []struct {
+			name  string
+			limit float64
+			pick  func(results.ArmRound) float64
+		}{
+			{"rss", LeakRSSPerMinute, func(a results.ArmRound) float64 { return float64(a.RSSBytes) }},
+			{"threads", LeakThreadsPerMinute, func(a results.ArmRound) float64 { return float64(a.Threads) }},
+			{"fds", LeakFDsPerMinute, func(a results.ArmRound) float64 { return float64(a.FDs) }},
+		} {
+			starts := map[int][][2]float64{}
+			for _, r := range c.Rounds {
+				for _, a := range r.Arms {
+					if a.Arm != arm || a.At.IsZero() || a.RSSBytes == 0 {
+						continue
+					}
+					starts[r.Start] = append(starts[r.Start], [2]float64{float64(a.At.UnixNano()) / 6e10, res.pick(a)})
+				}
+			}
+			g, ok := growth(starts)
+			if !ok {
+				continue
+			}
+			g.Arm, g.Resource, g.Limit = arm, res.name, res.limit
+			g.Leak = g.Low > res.limit
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// growth is the common within-start slope of the points (minutes,
+// value) of each start, with its 95% interval from the residuals (the
+// degrees of freedom are the points less one intercept a start and the
+// slope); false with fewer than MinGrowthPoints points or no spread in
+// time.
+func growth(starts map[int][][2]float64) (results.Growth, bool) {
+	keys := make([]int, 0, len(starts))
+	for s := range starts {
+		keys = append(keys, s)
+	}
+	sort.Ints(keys)
+	var sxy, sxx float64
+	n, used := 0, 0
+	span := 0.0
+	type centred struct{ x, y float64 }
+	var pts []centred
+	for _, s := range keys {
+		ps := starts[s]
+		if len(ps) < 2 {
+			continue
+		}
+		used++
+		var mx, my float64
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range ps {
+			mx += p[0]
+			my += p[1]
+			lo, hi = min(lo, p[0]), max(hi, p[0])
+		}
+		span += hi - lo
+		mx /= float64(len(ps))
+		my /= float64(len(ps))
+		for _, p := range ps {
+			dx, dy := p[0]-mx, p[1]-my
+			sxy += dx * dy
+			sxx += dx * dx
+			pts = append(pts, centred{dx, dy})
+			n++
+		}
+	}
+	df := n - used - 1
+	if n < MinGrowthPoints || sxx <= 0 || df < 1 {
+		return results.Growth{}, false
+	}
+	b := sxy / sxx
+	var sse float64
+	for _, p := range pts {
+		r := p.y - b*p.x
+		sse += r * r
+	}
+	se := math.Sqrt(sse / float64(df) / sxx)
+	h := stats.T975(df) * se
+	return results.Growth{PerMinute: b, Low: b - h, High: b + h, Points: n, Minutes: span}, true
+}
+
+// decisive are the pairs a comparison's rounds and starts go on for: its
+// ranking's, or at a rate the CPU per request's (a p99 over a few
+// seconds is too noisy to steer the budget by; its interval is reported
+// as it is).
+func decisive(c *results.Comparison, v *results.Verdict) []results.PairRatio {
+	if c.AtRate {
+		return v.CPUPairs
+	}
+	return v.Pairs
+}

@@ -1,0 +1,142 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults of a plan's at_rate.
+const (
+	// DefaultRateShare is the share of the slowest arm's throughput (at
+	// the plan's first level, in the first start's rounds) that an
+	// automatic rate takes: at half its saturated throughput the slowest
+	// stack is half busy, so its queue stays short and its p99 is mostly
+	// its own service time, while every faster stack is further below
+	// its own saturation. A stack served at this rate by every stack is
+	// the "same work" the resources are compared at.
+	DefaultRateShare = 0.5
+	// RateRoundRequests is how many requests a round at a rate carries at
+	// least: 4,000 puts 40 samples above its p99, and its round is made
+	// longer than the plan's round where the rate needs it (at most
+	// MaxRateRound).
+	RateRoundRequests = 4000
+	MaxRateRound      = 8 * time.Second
+)
+
+// AtRate is the plan's comparison at one rate (`at_rate:`): beside a
+// closed-model plan's levels, every arm driven at the same open-model
+// rate in the same interleaved rounds of the same warm starts, compared
+// on p99 latency (from the intended send time), CPU time per request and
+// memory: the same work, where at saturation every stack spends its
+// whole CPU.
+type AtRate struct {
+	// Rates are the rates in requests per second; Auto (`auto` among
+	// them) adds one rate, Share of the slowest arm's throughput in the
+	// first start.
+	Rates []int `json:"rates,omitempty"`
+	Auto  bool  `json:"auto,omitempty"`
+	// Share is the automatic rate's share (DefaultRateShare when unset).
+	Share Fraction `json:"share,omitempty"`
+	// line is where at_rate is written, problems what UnmarshalYAML found
+	// wrong, for validate.
+	line     int
+	problems []string
+}
+
+// UnmarshalYAML accepts `at_rate: auto`, `at_rate: 2000`, or
+// {rates: [auto, 2000, 3000], share: 50%}.
+func (a *AtRate) UnmarshalYAML(n *yaml.Node) error {
+	a.line = n.Line
+	rate := func(v *yaml.Node) {
+		s := strings.TrimSpace(v.Value)
+		if s == "auto" {
+			a.Auto = true
+			return
+		}
+		r, err := strconv.Atoi(s)
+		if err != nil || r <= 0 || v.Kind != yaml.ScalarNode {
+			a.problems = append(a.problems, fmt.Sprintf("rate %q is auto or a whole number of requests per second", v.Value))
+			return
+		}
+		a.Rates = append(a.Rates, r)
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		rate(n)
+		return nil
+	case yaml.MappingNode:
+	default:
+		a.problems = append(a.problems, "at_rate is auto, a rate, or {rates: [...], share: ...}")
+		return nil
+	}
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		key, val := n.Content[k], n.Content[k+1]
+		switch key.Value {
+		case "rates":
+			if val.Kind == yaml.SequenceNode {
+				for _, v := range val.Content {
+					rate(v)
+				}
+			} else {
+				rate(val)
+			}
+		case "share":
+			if err := val.Decode(&a.Share); err != nil {
+				a.problems = append(a.problems, fmt.Sprintf("share %q is a percentage (e.g. 50%%)", val.Value))
+			}
+		default:
+			a.problems = append(a.problems, fmt.Sprintf("unknown field %q (at_rate has rates and share)", key.Value))
+		}
+	}
+	return nil
+}
+
+// ShareOrDefault is the automatic rate's share.
+func (a *AtRate) ShareOrDefault() float64 {
+	if a == nil || a.Share <= 0 {
+		return DefaultRateShare
+	}
+	return float64(a.Share)
+}
+
+// RateRound is each arm's measured interval at rate (req/s): the plan's
+// round, made long enough for RateRoundRequests, at most MaxRateRound.
+func (p *Plan) RateRound(rate float64) time.Duration {
+	d := time.Duration(p.Rounds.Round)
+	if rate > 0 {
+		need := time.Duration(float64(RateRoundRequests) / rate * float64(time.Second)).Round(100 * time.Millisecond)
+		d = max(d, min(need, MaxRateRound))
+	}
+	return d
+}
+
+// validateAtRate checks the plan's at_rate.
+func (p *Plan) validateAtRate(add func(path []string, hint, format string, args ...any)) {
+	a := p.AtRate
+	if a == nil {
+		return
+	}
+	hint := "e.g. at_rate: {rates: [auto], share: 50%} or at_rate: 2000"
+	for _, m := range a.problems {
+		add([]string{"at_rate"}, hint, "%s", m)
+	}
+	if len(a.problems) == 0 && !a.Auto && len(a.Rates) == 0 {
+		add([]string{"at_rate"}, hint, "at_rate names no rate")
+	}
+	if a.Share < 0 || a.Share > 1 {
+		add([]string{"at_rate", "share"}, "e.g. share: 50%", "share must be between 0%% and 100%%, not %v", a.Share)
+	}
+	if p.Load.Model == "open" {
+		add([]string{"at_rate"}, "remove at_rate: an open-model plan's levels are rates already", "at_rate goes with a closed-model plan")
+	}
+	if p.SLO != nil {
+		add([]string{"at_rate"}, "remove at_rate, or the slo", "at_rate goes with interleaved rounds, not a capacity search")
+	}
+	if ok, why := p.Interleaved(); !ok && len(p.Arms()) > 1 {
+		add([]string{"at_rate"}, "remove at_rate, or let the plan interleave", "at_rate is measured in interleaved rounds, which this plan does not run: %s", why)
+	}
+}

@@ -1,0 +1,337 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/results"
+)
+
+// Scorecard is a workload's whole answer, one row per stack and one
+// column per part of the question: more users (throughput at the first
+// level), faster (p99 at one rate), fewer resources (CPU per request
+// and memory at that rate, memory at the level, startup, size) and
+// still correct (the contract checks and the leak check). Every ratio
+// is an adjacent pair's of its own ranking, with its 95% interval.
+type Scorecard struct {
+	Workload string `json:"workload"`
+	// Level is the closed-model level the throughput column comes from,
+	// Rate the rate of the latency and CPU columns (0: not measured, and
+	// Missing says which parts this run cannot answer).
+	Level    int    `json:"level"`
+	Rate     int    `json:"rate,omitempty"`
+	RateRule string `json:"rate_rule,omitempty"`
+	// FloorMs is the generator's send lateness p99 at the rate: the
+	// host's own floor under the p99 column.
+	FloorMs float64        `json:"floor_ms,omitempty"`
+	Rows    []ScorecardRow `json:"rows"`
+	Missing []string       `json:"missing,omitempty"`
+}
+
+// ScorecardRow is one stack's cells. Each cell is its text; Best marks
+// the columns in which it is best (by the column's key).
+type ScorecardRow struct {
+	Stack      string          `json:"stack"`
+	Throughput string          `json:"throughput"`
+	P99        string          `json:"p99_at_rate"`
+	CPU        string          `json:"cpu_per_request_at_rate"`
+	RSSAtRate  string          `json:"rss_at_rate"`
+	RSSAtLevel string          `json:"rss_at_level"`
+	Idle       string          `json:"rss_idle"`
+	Startup    string          `json:"startup"`
+	Size       string          `json:"size"`
+	Correct    string          `json:"correct"`
+	Best       map[string]bool `json:"best,omitempty"`
+}
+
+// ScorecardColumns are the scorecard's columns: key, title.
+var ScorecardColumns = [][2]string{
+	{"throughput", "More users: throughput"},
+	{"p99", "Faster: p99 at the rate"},
+	{"cpu", "Fewer resources: CPU per request at the rate"},
+	{"rss_rate", "RSS at the rate"},
+	{"rss_level", "RSS at the level"},
+	{"idle", "RSS idle"},
+	{"startup", "Startup"},
+	{"size", "Size"},
+	{"correct", "Still correct"},
+}
+
+// Cell is the row's text of column key.
+func (r ScorecardRow) Cell(key string) string {
+	switch key {
+	case "throughput":
+		return r.Throughput
+	case "p99":
+		return r.P99
+	case "cpu":
+		return r.CPU
+	case "rss_rate":
+		return r.RSSAtRate
+	case "rss_level":
+		return r.RSSAtLevel
+	case "idle":
+		return r.Idle
+	case "startup":
+		return r.Startup
+	case "size":
+		return r.Size
+	}
+	return r.Correct
+}
+
+// scorecards are the run's scorecards, one per workload with an
+// interleaved comparison at a closed-model level.
+func scorecards(r *results.Run) []*Scorecard {
+	if r == nil {
+		return nil
+	}
+	var out []*Scorecard
+	for _, c := range r.Comparisons {
+		if c.AtRate || c.Model == "open" || c.Verdict == nil || len(c.Verdict.Ranking) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(out, func(s *Scorecard) bool { return s.Workload == c.Workload }) {
+			continue // the first level answers "more users"
+		}
+		out = append(out, scorecardOf(r, c))
+	}
+	return out
+}
+
+// scorecardOf is workload's scorecard from its comparison c at a level
+// and, where the run has one, its first comparison at a rate.
+func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
+	sc := &Scorecard{Workload: c.Workload, Level: c.Level}
+	var at *results.Comparison
+	for _, x := range r.Comparisons {
+		if x.AtRate && x.Workload == c.Workload && x.Verdict != nil {
+			at = x
+			break
+		}
+	}
+	if at == nil {
+		sc.Missing = append(sc.Missing, "faster and CPU per request: this run drove no rate common to every stack (a plan's at_rate)")
+	} else {
+		sc.Rate, sc.RateRule, sc.FloorMs = at.Level, at.RateRule, at.Verdict.LatenessP99Ms
+	}
+	v := c.Verdict
+	stacks := slices.Clone(v.Ranking)
+	for _, arm := range c.Arms {
+		if !slices.Contains(stacks, arm) && slices.ContainsFunc(v.Arms, func(f results.ArmFigures) bool { return f.Arm == arm }) {
+			stacks = append(stacks, arm)
+		}
+	}
+	if v.AA != nil && len(c.Arms) > 0 {
+		stacks = slices.DeleteFunc(stacks, func(s string) bool { return s == c.Arms[len(c.Arms)-1] })
+	}
+	best := map[string]string{}
+	best["throughput"] = first(v.Ranking)
+	if at != nil {
+		best["p99"] = first(at.Verdict.Ranking)
+		best["cpu"] = first(at.Verdict.CPURanking)
+		best["rss_rate"] = least(stacks, func(s string) float64 { return float64(figures(at.Verdict, s).RSSBytes) })
+	}
+	best["rss_level"] = least(stacks, func(s string) float64 { return float64(figures(v, s).RSSBytes) })
+	runs := map[string][]*results.ServiceRun{}
+	for _, sr := range r.Services {
+		if sr.Workload == c.Workload {
+			runs[sr.Implementation] = append(runs[sr.Implementation], sr)
+		}
+	}
+	best["idle"] = least(stacks, func(s string) float64 { return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return float64(sr.RSSIdleBytes) }) })
+	best["startup"] = least(stacks, func(s string) float64 { return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds }) })
+	best["size"] = least(stacks, func(s string) float64 { return sizeOf(r, runs[s]) })
+	leaks := map[string][]string{}
+	for _, x := range []*results.Comparison{c, at} {
+		if x == nil {
+			continue
+		}
+		for _, g := range x.Verdict.Leaks {
+			if g.Leak {
+				leaks[g.Arm] = append(leaks[g.Arm], g.Resource)
+			}
+		}
+	}
+	for _, s := range stacks {
+		row := ScorecardRow{Stack: s, Best: map[string]bool{}}
+		f := figures(v, s)
+		row.Throughput = fmt.Sprintf("%s req/s%s", human.Count(f.Throughput), nextText(v.Pairs, s))
+		if at != nil {
+			fa := figures(at.Verdict, s)
+			switch why, over := at.Verdict.Overloaded[s]; {
+			case over:
+				row.P99, row.CPU = "could not carry it: "+why, "not ranked"
+			case fa.Rounds == 0:
+				row.P99, row.CPU = "not measured", "not measured"
+			default:
+				row.P99 = fmt.Sprintf("%s (p50 %s)%s", human.Ms(fa.P99Ms), human.Ms(fa.P50Ms), nextText(at.Verdict.Pairs, s))
+				row.CPU = fmt.Sprintf("%.0f µs%s", fa.CPUPerRequest, nextText(at.Verdict.CPUPairs, s))
+			}
+			row.RSSAtRate = rssText(fa)
+		} else {
+			row.P99, row.CPU, row.RSSAtRate = "not measured", "not measured", "not measured"
+		}
+		row.RSSAtLevel = rssText(f)
+		row.Idle = rangeText(runs[s], func(sr *results.ServiceRun) float64 { return float64(sr.RSSIdleBytes) }, func(v float64) string { return human.Bytes(v) })
+		row.Startup = rangeText(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds }, func(v float64) string { return fmt.Sprintf("%.2f s", v) })
+		if b := sizeOf(r, runs[s]); b > 0 {
+			row.Size = human.Bytes(b)
+		} else {
+			row.Size = "unknown"
+		}
+		row.Correct = correctText(runs[s], leaks[s], len(c.Verdict.Leaks) > 0)
+		for key, b := range best {
+			if b == s {
+				row.Best[key] = true
+			}
+		}
+		sc.Rows = append(sc.Rows, row)
+	}
+	return sc
+}
+
+func first(xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return xs[0]
+}
+
+// least is the stack whose figure is least and positive, "" for none.
+func least(stacks []string, fig func(string) float64) string {
+	best, bv := "", math.Inf(1)
+	for _, s := range stacks {
+		if v := fig(s); v > 0 && v < bv {
+			best, bv = s, v
+		}
+	}
+	return best
+}
+
+// figures are arm's figures in v.
+func figures(v *results.Verdict, arm string) results.ArmFigures {
+	for _, f := range v.Arms {
+		if f.Arm == arm {
+			return f
+		}
+	}
+	return results.ArmFigures{}
+}
+
+// nextText is arm's pair with the next of its ranking: "; 1.34×
+// [1.18, 1.53] over go-stdlib", "; ≈ go-stdlib (1.02× [0.97, 1.08])",
+// or "" for the last.
+func nextText(pairs []results.PairRatio, arm string) string {
+	for _, p := range pairs {
+		if p.Better != arm {
+			continue
+		}
+		switch {
+		case p.InsideFloor:
+			return fmt.Sprintf("; ≈ %s (inside the host's floor)", p.Worse)
+		case !p.Significant:
+			return fmt.Sprintf("; ≈ %s (%.2f× [%.2f, %.2f])", p.Worse, p.Ratio, p.Low, p.High)
+		}
+		return fmt.Sprintf("; %.2f× [%.2f, %.2f] over %s", p.Ratio, p.Low, p.High, p.Worse)
+	}
+	return ""
+}
+
+// rssText is an arm's median RSS over its rounds with the range of its
+// starts' medians.
+func rssText(f results.ArmFigures) string {
+	if f.RSSBytes == 0 {
+		return "not measured"
+	}
+	if f.RSSLow == f.RSSHigh {
+		return human.Bytes(float64(f.RSSBytes))
+	}
+	return fmt.Sprintf("%s (%s–%s)", human.Bytes(float64(f.RSSBytes)), human.Bytes(float64(f.RSSLow)), human.Bytes(float64(f.RSSHigh)))
+}
+
+// medianOf is the median of fig over the records (0 for none).
+func medianOf(srs []*results.ServiceRun, fig func(*results.ServiceRun) float64) float64 {
+	var xs []float64
+	for _, sr := range srs {
+		if v := fig(sr); v > 0 {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 1 {
+		return xs[n/2]
+	} else {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+}
+
+// rangeText is the median of fig over the starts with their range.
+func rangeText(srs []*results.ServiceRun, fig func(*results.ServiceRun) float64, say func(float64) string) string {
+	m := medianOf(srs, fig)
+	if m == 0 {
+		return "not measured"
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, sr := range srs {
+		if v := fig(sr); v > 0 {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if say(lo) == say(hi) {
+		return say(m)
+	}
+	return fmt.Sprintf("%s (%s–%s)", say(m), say(lo), say(hi))
+}
+
+// sizeOf is a stack's artifact (or image, where one was built) in bytes.
+func sizeOf(r *results.Run, srs []*results.ServiceRun) float64 {
+	for _, sr := range srs {
+		if sr.ImageBytes > 0 {
+			return float64(sr.ImageBytes)
+		}
+		if sr.ArtifactBytes > 0 {
+			return float64(sr.ArtifactBytes)
+		}
+	}
+	return 0
+}
+
+// correctText says whether a stack passed its contract checks on every
+// start and whether the leak check found growth.
+func correctText(srs []*results.ServiceRun, leaks []string, checked bool) string {
+	starts, passed, failed := 0, 0, 0
+	for _, sr := range srs {
+		starts++
+		switch {
+		case sr.Contract != nil && sr.Contract.Failed == 0 && sr.Status != results.Failed:
+			passed++
+		case sr.Status == results.Failed || sr.Contract != nil && sr.Contract.Failed > 0:
+			failed++
+		}
+	}
+	var parts []string
+	switch {
+	case failed > 0:
+		parts = append(parts, fmt.Sprintf("FAILED on %d of %d starts", failed, starts))
+	case passed > 0:
+		parts = append(parts, fmt.Sprintf("contract passed on %d of %d starts", passed, starts))
+	default:
+		parts = append(parts, "contract not checked")
+	}
+	switch {
+	case len(leaks) > 0:
+		parts = append(parts, "LEAK: "+strings.Join(leaks, ", ")+" grew")
+	case checked:
+		parts = append(parts, "no leak")
+	default:
+		parts = append(parts, "leaks not checked")
+	}
+	return strings.Join(parts, "; ")
+}
