@@ -3,25 +3,33 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 
+	"github.com/showdownlab/showdown/internal/capacity"
 	"github.com/showdownlab/showdown/internal/cpulist"
+	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/noise"
+	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 func init() {
 	register(&command{
 		name:    "noise",
-		summary: "measure how much this machine's own speed varies, before trusting a spread",
+		summary: "measure how much this machine's own speed varies, and its own p99 latency floor, before trusting a spread",
 		run:     runNoise,
 	})
 }
 
 // runNoise runs the lab's machine-noise probe alone, for longer, and says
 // how much the means of 6 and 10 seconds vary too: the floor under the
-// trial-to-trial spread of levels that long.
+// trial-to-trial spread of levels that long. Then it measures this host's
+// own p99 latency floor as the lab does before a capacity search
+// (noise.MeasureLatency): the generator on the other CPUs, a trivial
+// server on the first.
 func runNoise(st *state, args []string) error {
 	fs := newFlagSet(st, "noise", "[--seconds 61] [--cpus 0-1]")
 	secs := fs.Int("seconds", 61, "seconds to measure (the first is dropped)")
@@ -53,6 +61,26 @@ func runNoise(st *state, args []string) error {
 		fmt.Fprintf(st.stdout, "| %d | %.0f - %.0f | %s | %s | %s |\n", c, slices.Min(r), slices.Max(r), pct(f.CV[i]), pct(meansCV(r, 6)), pct(meansCV(r, 10)))
 	}
 	fmt.Fprintf(st.stdout, "\nA service on this machine cannot be steadier than this: at a per-second noise of %s, a JIT runtime's warm-up needs about %d s of a plateau to show a rise under %s per 10 s.\n", pct(f.Max), stats.DefaultTrend.WindowFor(f.Max), pct(stats.DefaultTrend.MaxRise))
+	return hostFloor(st, list)
+}
+
+// hostFloor measures and prints this host's own p99 floor: the trivial
+// server pinned to the first of cpus, the generator (this process) to
+// the others when there are any.
+func hostFloor(st *state, cpus []int) error {
+	server := cpus[0]
+	if len(cpus) > 1 {
+		if err := machine.PinTree(os.Getpid(), cpulist.Format(cpus[1:])); err != nil {
+			fmt.Fprintf(st.stderr, "generator not pinned to CPUs %s: %v\n", cpulist.Format(cpus[1:]), err)
+		}
+	}
+	fmt.Fprintf(st.stderr, "measuring this host's own latency floor: %.0f req/s for %v against a trivial server on CPU %d\n", noise.FloorRate, noise.FloorSeconds, server)
+	l, err := noise.MeasureLatency(st.ctx, nil, server, 0, 0)
+	if err != nil {
+		return err
+	}
+	f := results.HostFloor(l)
+	fmt.Fprintf(st.stdout, "\n%s.\nA latency objective tighter than %s (3x the floor) measures this host as much as a service.\n", wording.HostFloor(&f), human.Ms(float64(capacity.Resolvable(&f))/1e6))
 	return nil
 }
 

@@ -21,7 +21,7 @@ func TestNoise(t *testing.T) {
 		{[]string{"noise", "--cpus", "zero"}, exitUsage, "", `--cpus "zero"`},
 		// A stray argument.
 		{[]string{"noise", "60"}, exitUsage, "", `unexpected argument "60"`},
-		// A real probe on CPU 0: one row, and the rule's threshold.
+		// A real probe on CPU 0: one row, the rule's threshold and the host's floor.
 		{[]string{"noise", "--seconds", "3", "--cpus", "0"}, exitOK, "| 0 | ", ""},
 	} {
 		st, out, errb := testState(context.Background())
@@ -30,6 +30,10 @@ func TestNoise(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), tc.wantOut) || !strings.Contains(errb.String(), tc.wantErr) {
 			t.Errorf("%q: stdout %q, stderr %q; want %q and %q", tc.args, out.String(), errb.String(), tc.wantOut, tc.wantErr)
+		}
+		// The host's own p99 floor is named.
+		if tc.code == exitOK && !strings.Contains(out.String(), "this host's own p99 floor: ") {
+			t.Errorf("%q: stdout %q does not name this host's own p99 floor", tc.args, out.String())
 		}
 		// The bound stated is the trend rule's own (stats.DefaultTrend),
 		// whatever its value.

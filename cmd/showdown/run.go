@@ -19,6 +19,7 @@ import (
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
+	"github.com/showdownlab/showdown/load"
 )
 
 func init() {
@@ -85,6 +86,10 @@ var labSteps = lab.Steps{
 	Noise: func(ctx context.Context, cpus []int, seconds int) (results.NoiseFloor, error) {
 		f, err := noise.Measure(ctx, cpus, seconds)
 		return results.NoiseFloor(f), err
+	},
+	HostFloor: func(ctx context.Context, a *load.Attacker, serverCPU int) (results.HostFloor, error) {
+		l, err := noise.MeasureLatency(ctx, a, serverCPU, 0, 0)
+		return results.HostFloor(l), err
 	},
 	Neighbour: neighbour.StartOn,
 	Contract:  verify.RunEach,

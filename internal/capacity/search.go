@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
+	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
 )
@@ -29,6 +31,10 @@ const (
 	// MaxProbeUsers is the most closed-model users probed: beyond it the
 	// search stops with a lower bound.
 	MaxProbeUsers = 100_000
+	// LowestShare is the share of a start's first probe below which its
+	// search probes nothing: a service failing there has no capacity
+	// worth the name, and a search that got there was misled.
+	LowestShare = 0.01
 )
 
 // Scale is what a search varies: the open model's arrival rate, or the
@@ -89,41 +95,87 @@ func (sc Scale) mid(pass, top float64) float64 {
 // rate passes and one fails, then bisect until the lowest failing rate
 // is within resolution of the highest passing one. A generator-limited
 // probe is a ceiling the search cannot see past: it bisects below it,
-// and the result is a lower bound. On the users scale the same holds of
+// and the result is a lower bound. A probe judged the generator's by its
+// lateness alone (Probe.Late) is such a ceiling only while no lower rate
+// was as late (LatenessFall): lateness that does not fall when the rate
+// falls is the host's, and the probe counts by the objective alone
+// (Probe.Met). The search probes nothing below LowestShare of its first
+// rate and at most maxProbes rates. On the users scale the same holds of
 // whole numbers of users: the search also ends when the failing number
 // is one above the passing one.
 type Search struct {
 	sc                 Scale
 	resolution, growth float64
 	maxProbes          int
-	// next is the rate to probe next.
-	next float64
+	// next is the rate to probe next; lowest the lowest it probes.
+	next, lowest float64
 	// pass is the highest passing rate, fail the lowest failing one
-	// (the service's), ceiling the lowest generator-limited one; 0: none.
+	// (the service's), ceiling the lowest generator-limited one by the
+	// generator's CPU; 0: none.
 	pass, fail, ceiling float64
 	failWhy, ceilWhy    string
-	probes              int
+	// seen is every probe's rate and lateness; late the probes judged
+	// the generator's by their lateness, until a lower rate as late says
+	// it was the host's (then hostLate counts them).
+	seen     []lateness
+	late     []lateness
+	hostLate int
+	// passes are the passing rates counted.
+	passes []float64
+	// rejudged are the earlier late probes the last RecordProbe found
+	// the host's, as they now count.
+	rejudged []results.Probe
+	probes   int
 	// stop says why the search ended without a bracket; "" otherwise.
 	stop string
 }
 
+// lateness is a probe's rate and send lateness p99, and for a late one
+// whether the objective itself held and why not.
+type lateness struct {
+	rate, ms float64
+	met      bool
+	why      string
+}
+
+// NewSearch is a search on sc from start, bracketing by growth to
+// resolution in at most maxProbes probes, none below LowestShare of
+// start.
 func NewSearch(sc Scale, start, resolution, growth float64, maxProbes int) *Search {
 	if sc.whole {
 		start = math.Round(start)
 	}
-	return &Search{sc: sc, next: math.Min(math.Max(start, sc.min), sc.max), resolution: resolution, growth: growth, maxProbes: maxProbes}
+	start = math.Min(math.Max(start, sc.min), sc.max)
+	lowest := math.Max(sc.min, start*LowestShare)
+	if sc.whole {
+		lowest = math.Ceil(lowest)
+	}
+	return &Search{sc: sc, next: start, lowest: lowest, resolution: resolution, growth: growth, maxProbes: maxProbes}
 }
 
 // top is the lowest rate known not to pass: a failing rate or the
 // generator's ceiling, whichever is lower (0: none).
 func (s *Search) top() float64 {
+	c, _ := s.ceil()
 	switch {
 	case s.fail == 0:
-		return s.ceiling
-	case s.ceiling == 0:
+		return c
+	case c == 0:
 		return s.fail
 	}
-	return math.Min(s.fail, s.ceiling)
+	return math.Min(s.fail, c)
+}
+
+// ceil is the generator's ceiling, by its CPU or by a lateness not yet
+// found the host's, and why (0: none).
+func (s *Search) ceil() (float64, string) {
+	c, why := s.ceiling, s.ceilWhy
+	for _, l := range s.late {
+		if c == 0 || l.rate < c {
+			c, why = l.rate, l.why
+		}
+	}
+	return c, why
 }
 
 // Done reports whether the search is over: bracketed to the resolution,
@@ -142,32 +194,140 @@ func (s *Search) reached() bool {
 // Record takes the outcome of the probe at rate and sets the next rate.
 func (s *Search) Record(rate float64, pass, generatorLimited bool, why string) {
 	s.probes++
+	s.count(rate, pass, generatorLimited, why)
+	s.seen = append(s.seen, lateness{rate: rate})
+	s.step()
+}
+
+// count takes one outcome into the bracket. Once a late probe's
+// lateness is found the host's, its outcome may land on the wrong side
+// of the bracket (a pass at or above a failing rate, a failure at or
+// below a passing one, the host's noise): the failure counts, and the
+// pass is the highest below it.
+func (s *Search) count(rate float64, pass, generatorLimited bool, why string) {
 	switch {
 	case generatorLimited:
 		if s.ceiling == 0 || rate < s.ceiling {
 			s.ceiling, s.ceilWhy = rate, why
 		}
 	case pass:
+		if s.fail > 0 && rate >= s.fail {
+			return
+		}
+		s.passes = append(s.passes, rate)
 		s.pass = math.Max(s.pass, rate)
 	default:
 		if s.fail == 0 || rate < s.fail {
 			s.fail, s.failWhy = rate, why
 		}
+		if rate <= s.pass {
+			s.pass = 0
+			for _, p := range s.passes {
+				if p < rate {
+					s.pass = math.Max(s.pass, p)
+				}
+			}
+		}
 	}
+}
+
+// RecordProbe takes a judged probe (JudgeProbe) and sets the next rate.
+// A late probe (Probe.Late) is a ceiling of the generator's only while
+// nothing says its lateness was the host's (hostsLate): a lower rate as
+// late, or a higher rate that passed. Then it counts by the objective
+// alone (Probe.Met): pr is judged again in place (a failure's Why saying
+// why its lateness was the host's), and a late probe recorded before is
+// taken again as a pass or a failure (Rejudged).
+func (s *Search) RecordProbe(pr *results.Probe) {
+	s.probes++
+	s.rejudged = s.rejudged[:0]
+	if pr.Late {
+		if note, ok := s.hostsLate(pr.Rate, pr.LatenessP99Ms); ok {
+			s.hostLate++
+			pr.Why = withNote(objectiveWhy(*pr), note, pr.Met)
+			pr.GeneratorLimited, pr.Late, pr.Pass = false, false, pr.Met
+		} else {
+			s.late = append(s.late, lateness{rate: pr.Rate, ms: pr.LatenessP99Ms, met: pr.Met, why: pr.Why})
+		}
+	}
+	s.seen = append(s.seen, lateness{rate: pr.Rate, ms: pr.LatenessP99Ms})
+	if !pr.Late {
+		s.count(pr.Rate, pr.Pass, pr.GeneratorLimited, pr.Why)
+	}
+	// Each late probe found the host's may raise the highest pass,
+	// which may find another: until none changes.
+	for changed := true; changed; {
+		changed = false
+		var kept []lateness
+		for _, l := range s.late {
+			if note, ok := s.hostsLate(l.rate, l.ms); ok {
+				s.hostLate++
+				why := withNote(objectiveWhy(results.Probe{Late: true, Why: l.why}), note, l.met)
+				s.count(l.rate, l.met, false, why)
+				s.rejudged = append(s.rejudged, results.Probe{Rate: l.rate, Pass: l.met, Met: l.met, Why: why})
+				changed = true
+				continue
+			}
+			kept = append(kept, l)
+		}
+		s.late = kept
+	}
+	s.step()
+}
+
+// hostsLate says why a probe at rate, ms late at the p99, was late
+// through no load of the generator's, if anything says so: a lower rate
+// at least LatenessFall × as late (the lateness did not fall with the
+// rate), or a higher rate that passed (the generator carried more).
+func (s *Search) hostsLate(rate, ms float64) (string, bool) {
+	for _, q := range s.seen {
+		if q.rate < rate && q.ms >= LatenessFall*ms {
+			return fmt.Sprintf("send lateness p99 %s, and %s at %s: the host's, not the generator's", human.Ms(ms), human.Ms(q.ms), s.sc.format(q.rate)), true
+		}
+	}
+	if s.pass > rate {
+		return fmt.Sprintf("send lateness p99 %s, but %s passed: the host's, not the generator's", human.Ms(ms), s.sc.format(s.pass)), true
+	}
+	return "", false
+}
+
+// withNote is a probe's Why with a note on its lateness; a pass has no
+// Why (Probe.Why names what failed).
+func withNote(why, note string, pass bool) string {
+	if pass {
+		return ""
+	}
+	return why + " (" + note + ")"
+}
+
+// Rejudged are the earlier late probes that the last RecordProbe found
+// late through the host, not the generator, as they now count (Rate,
+// Pass, Why); the caller's records of them are out of date.
+func (s *Search) Rejudged() []results.Probe { return s.rejudged }
+
+// HostLate counts the late probes whose lateness the search found the
+// host's.
+func (s *Search) HostLate() int { return s.hostLate }
+
+// step sets the next rate, or stops the search.
+func (s *Search) step() {
 	t := s.top()
 	switch {
 	case s.Done():
 		return
 	case s.pass == 0:
 		s.next = s.sc.down(t, s.growth)
+		if s.next < s.lowest && t > s.lowest {
+			s.next = s.lowest
+		}
 	case t == 0:
 		s.next = s.sc.up(s.pass, s.growth)
 	default:
 		s.next = s.sc.mid(s.pass, t)
 	}
 	switch {
-	case s.next < s.sc.min:
-		s.stop = fmt.Sprintf("failed the objective at every %s down to %s", s.sc.noun, s.sc.format(t))
+	case s.next < s.lowest:
+		s.stop = fmt.Sprintf("failed the objective at every %s down to %s, the search's lowest (%g%% of its first probe)", s.sc.noun, s.sc.format(t), 100*LowestShare)
 	case s.next > s.sc.max:
 		s.stop = fmt.Sprintf("passed at %.0f %s, the search's highest %s", s.pass, s.sc.unit, s.sc.noun)
 	case s.probes >= s.maxProbes:
@@ -178,8 +338,8 @@ func (s *Search) Record(rate float64, pass, generatorLimited bool, why string) {
 // Bracket is the search's outcome in start.
 func (s *Search) Bracket(start int) results.Bracket {
 	b := results.Bracket{Start: start, Pass: s.pass, Fail: s.top(), Probes: s.probes, Why: s.failWhy}
-	if s.ceiling > 0 && (s.fail == 0 || s.ceiling < s.fail) {
-		b.GeneratorLimited, b.Why = true, s.ceilWhy
+	if c, why := s.ceil(); c > 0 && (s.fail == 0 || c < s.fail) {
+		b.GeneratorLimited, b.Why = true, why
 	}
 	if !s.reached() {
 		b.Stopped = s.stop
@@ -205,8 +365,15 @@ func (s *Search) Bracket(start int) results.Bracket {
 //     no figure when every start was so).
 //   - A start that passed at no rate it tried gives no capacity (Rate 0),
 //     with the failing rate and why.
+//
+// It sets c's Answer, one of four: a bracket; a lower bound, the
+// generator's load having limited it; the objective below this host's
+// floor (a start that passed at no rate, on a host whose own floor takes
+// more than FloorShare of the objective, c.AboveFloor, and failed there
+// on latency, not on errors alone); or the service's failure at every
+// rate. A capacity with no brackets has none.
 func Estimate(c *results.Capacity) {
-	c.Rate, c.Low, c.High, c.LowerBound, c.Reason, c.Failed, c.FailedWhy = 0, 0, 0, false, "", 0, ""
+	c.Rate, c.Low, c.High, c.LowerBound, c.Reason, c.Failed, c.FailedWhy, c.Answer = 0, 0, 0, false, "", 0, "", ""
 	// The RSS at the highest passing probe, for sizing.
 	best := 0.0
 	for _, pr := range c.Probes {
@@ -220,7 +387,7 @@ func Estimate(c *results.Capacity) {
 	sc := ScaleOf(c.Units())
 	var mids, halves []float64
 	lowest := math.Inf(1)
-	failedEverywhere := ""
+	failedEverywhere, failedOn := "", ""
 	for _, b := range c.Brackets {
 		if b.Fail > 0 && !b.GeneratorLimited && (c.Failed == 0 || b.Fail < c.Failed) {
 			c.Failed, c.FailedWhy = b.Fail, b.Why
@@ -236,6 +403,7 @@ func Estimate(c *results.Capacity) {
 		case b.Pass == 0:
 			if failedEverywhere == "" {
 				failedEverywhere = fmt.Sprintf("start %d failed the objective at every %s it tried, down to %s (%s)", b.Start, sc.noun, sc.format(b.Fail), firstOf(b.Why, b.Stopped))
+				failedOn = b.Why
 			}
 		case b.GeneratorLimited:
 			if !c.LowerBound || c.Reason == "" {
@@ -254,16 +422,23 @@ func Estimate(c *results.Capacity) {
 	switch {
 	case failedEverywhere != "":
 		// A start found no passing rate at all: no capacity, and a lower
-		// bound means nothing.
-		c.LowerBound, c.Reason = false, failedEverywhere
+		// bound means nothing. On a host whose own floor takes much of
+		// the objective, a failure on latency is the host's as much as
+		// the service's.
+		c.LowerBound, c.Reason, c.Answer = false, failedEverywhere, results.AnswerServiceFailed
+		if c.AboveFloor && !strings.HasPrefix(failedOn, "errors ") {
+			c.Answer = results.AnswerBelowFloor
+		}
 		return
 	case c.LowerBound && math.IsInf(lowest, 1):
 		// Every start was the generator's: no figure at all.
+		c.Answer = results.AnswerGeneratorBound
 		return
 	case c.LowerBound:
-		c.Rate, c.Low = lowest, lowest
+		c.Rate, c.Low, c.Answer = lowest, lowest, results.AnswerGeneratorBound
 		return
 	}
+	c.Answer = results.AnswerBracket
 	iv := stats.CI95(mids)
 	h := stats.Mean(halves)
 	c.Rate = iv.Mean

@@ -336,7 +336,7 @@ func TestJudgeProbe(t *testing.T) {
 	}
 	for _, tc := range tests {
 		pr := tc.pr
-		JudgeProbe(&pr, slo, tc.latency, tc.service)
+		JudgeProbe(&pr, slo, nil, tc.latency, tc.service)
 		if RepeatProbe(pr) != (!tc.pass && (tc.limited || !tc.farOver)) {
 			t.Errorf("%s: repeated %v, want it only for a failure not far over", tc.name, RepeatProbe(pr))
 		}

@@ -46,9 +46,14 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 	arms := p.Arms()
 	caps := map[string]*results.Capacity{}
 	cpus := capacity.ServiceCPUs(p)
+	floor := x.rec.Machine.HostFloor
 	for _, w := range p.Workloads {
 		for _, im := range arms {
-			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus, Unit: p.Capacity.Unit()}
+			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus, Unit: p.Capacity.Unit(),
+				Floor: floor, AboveFloor: capacity.AboveFloor(*p.SLO, floor)}
+			if c.AboveFloor {
+				c.ResolvableMs = float64(capacity.Resolvable(floor)) / 1e6
+			}
 			if im.Cores > 0 {
 				c.CPUs = float64(im.Cores) // an arm of the plan's cores: pinned to them, no quota
 			}
@@ -57,6 +62,11 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 		}
 	}
 	b.Say("capacity at %s: %d starts, resolution %v, each probe %s", p.SLO.String(), p.MinStarts(), p.Capacity.Resolution, capacity.ProbeRule(p))
+	if len(x.rec.Capacities) > 0 {
+		if w := wording.FloorWarning(x.rec.Capacities[0]); w != "" {
+			b.Warn("%s", w)
+		}
+	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
 	for trial := 1; trial <= p.MinStarts() && ctx.Err() == nil; trial++ {
 		x.capacityStart(ctx, trial, arms, caps, rng)
@@ -66,8 +76,14 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 	x.judgeCapacities()
 	for _, c := range x.rec.Capacities {
 		b.Say("CAPACITY %s on %s at %s: %s", c.Arm, c.Workload, c.Objective, wording.Capacity(c))
+		if a := wording.Answer(c); a != "" {
+			b.Say("  answer: %s", a)
+		}
 		if c.Failed > 0 {
 			b.Say("  failed at %s %s: %s", wording.Amount(c.Failed, c.Units()), c.Units(), c.FailedWhy)
+		}
+		if w := wording.FloorWarning(c); w != "" {
+			b.Say("  %s", w)
 		}
 	}
 	for _, v := range x.rec.CapacityVerdicts {
@@ -206,12 +222,21 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 				// fewer samples says so.
 				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s passed on %d samples, fewer than the %.0f its p%g needs", trial, wording.Amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
 			}
+			// The search may find this probe's lateness, or an earlier
+			// one's, the host's (a lower rate as late): it judges them
+			// again by the objective alone.
+			a.s.RecordProbe(&pr)
 			a.c.Probes = append(a.c.Probes, pr)
-			a.s.Record(rate, pr.Pass, pr.GeneratorLimited, pr.Why)
+			for _, r := range a.s.Rejudged() {
+				rejudge(a.c, trial, r)
+			}
 			b.Say("%s on %s, start %d, step %d: %s", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()))
 		}
 	}
 	for _, a := range as {
+		if n := a.s.HostLate(); n > 0 {
+			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: %d late probes were late through the host, not the generator (a lower rate as late, or a higher rate passed); they counted by the objective alone", trial, n))
+		}
 		if a.disturbed > 0 {
 			a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: %d probes measured again, the machine having disturbed them: %s", trial, a.disturbed, strings.Join(a.why, "; ")))
 		}
@@ -221,6 +246,17 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 		}
 		if a.s.Probes() > 0 && ctx.Err() == nil {
 			a.c.Brackets = append(a.c.Brackets, a.s.Bracket(trial))
+		}
+	}
+}
+
+// rejudge applies the search's new judgement r of an earlier probe of
+// trial to its record in c: the last counted probe at that rate.
+func rejudge(c *results.Capacity, trial int, r results.Probe) {
+	for i := len(c.Probes) - 1; i >= 0; i-- {
+		if pr := &c.Probes[i]; pr.Start == trial && pr.Rate == r.Rate && pr.Late {
+			pr.GeneratorLimited, pr.Late, pr.Pass, pr.Why = false, false, r.Pass, r.Why
+			return
 		}
 	}
 }
@@ -304,7 +340,7 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 		pr.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
 	}
 	lat, svc := res.Latency(""), res.Service("")
-	capacity.JudgeProbe(&pr, *p.SLO, func(q float64) float64 {
+	capacity.JudgeProbe(&pr, *p.SLO, x.rec.Machine.HostFloor, func(q float64) float64 {
 		if lat == nil || lat.TotalCount() == 0 {
 			return 0
 		}

@@ -49,6 +49,11 @@ func TestRunCapacity(t *testing.T) {
 		}
 	}
 	checkSearched(t, c, 0.2)
+	// This host's own floor was measured before the search, and the
+	// capacity names it and which of the four answers it is.
+	if f := rec.Machine.HostFloor; f == nil || c.Floor == nil || f.P99Ms <= 0 || f.Samples == 0 || c.Answer == "" || !strings.Contains(wording.Capacity(c), "this host's own p99 floor: ") {
+		t.Errorf("host floor %+v, the capacity's %+v, answer %q, %q: want the floor measured and named, and an answer", f, c.Floor, c.Answer, wording.Capacity(c))
+	}
 	if len(rec.CapacityVerdicts) != 1 {
 		t.Fatalf("%d capacity verdicts, want 1", len(rec.CapacityVerdicts))
 	}

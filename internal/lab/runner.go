@@ -17,6 +17,7 @@ import (
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/warmup"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // Run executes p and returns the results folder and its record. A failure
@@ -83,6 +84,9 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 			x.Warn("generator not pinned to CPUs %s: %v", cpus, err)
 		}
 		x.sizeGenerator(cpus)
+	}
+	if p.SLO != nil {
+		x.measureHostFloor(ctx)
 	}
 	x.progress = newProgress(rn.Progress, rn.TTY, p)
 	defer x.progress.close()
@@ -190,6 +194,28 @@ func (x *execution) measureNoise(ctx context.Context) {
 			"a JIT runtime's warm-up needs a longer window to rule out a remaining rise, and single-trial differences of that order are within the machine's noise (plans/README.md)",
 			f.Max*100)
 	}
+}
+
+// measureHostFloor measures this host's own latency floor with the
+// pinned generator against a trivial server on the service's first CPU,
+// before a capacity search, and records it in run.json: the search
+// judges the generator's lateness against it, and every capacity names
+// it.
+func (x *execution) measureHostFloor(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	cpu := -1
+	if cs := cpuSet(x.plan.Placement.ServiceCPUs); len(cs) > 0 {
+		cpu = cs[0]
+	}
+	f, err := x.rn.Steps.HostFloor(ctx, x.Attacker(nil), cpu)
+	if err != nil {
+		x.Warn("this host's own latency floor not measured: %v", err)
+		return
+	}
+	x.rec.Machine.HostFloor = &f
+	x.Say("%s", wording.HostFloor(&f))
 }
 
 // percents formats fractions as whole percents: "7%, 18%".

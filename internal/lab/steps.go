@@ -9,16 +9,21 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/load"
 )
 
 // Steps are the parts of a run that packages of their own own: the lab
 // calls each at its moment and knows nothing else of it. The command
 // passes the real ones (cmd/showdown/run.go): noise.Measure's floor,
-// neighbour.StartOn, verify.RunEach and faults.RunPlan.
+// noise.MeasureLatency's host floor, neighbour.StartOn, verify.RunEach and faults.RunPlan.
 type Steps struct {
 	// Noise measures the machine's own per-second variation on cpus for
 	// seconds (0: its default), before any service starts.
 	Noise func(ctx context.Context, cpus []int, seconds int) (results.NoiseFloor, error)
+	// HostFloor measures this host's own latency floor with the
+	// generator a against a trivial server on serverCPU (negative: not
+	// pinned), before a capacity search.
+	HostFloor func(ctx context.Context, a *load.Attacker, serverCPU int) (results.HostFloor, error)
 	// Neighbour starts a noisy neighbour on cpus, its turns between
 	// turns[0] and turns[1] apart (none: its defaults), and returns how to
 	// stop it and its turns' span in words.
@@ -38,6 +43,9 @@ func (s Steps) check(p *plan.Plan, noise bool) error {
 	var missing []string
 	if s.Noise == nil && noise {
 		missing = append(missing, "Noise")
+	}
+	if s.HostFloor == nil && p.SLO != nil {
+		missing = append(missing, "HostFloor")
 	}
 	if s.Neighbour == nil && p.Rounds.Neighbour {
 		missing = append(missing, "Neighbour")

@@ -11,6 +11,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/verify"
+	"github.com/showdownlab/showdown/load"
 )
 
 // testSteps are the real steps, as cmd/showdown passes them.
@@ -18,6 +19,10 @@ var testSteps = Steps{
 	Noise: func(ctx context.Context, cpus []int, seconds int) (results.NoiseFloor, error) {
 		f, err := noise.Measure(ctx, cpus, seconds)
 		return results.NoiseFloor(f), err
+	},
+	HostFloor: func(ctx context.Context, a *load.Attacker, serverCPU int) (results.HostFloor, error) {
+		l, err := noise.MeasureLatency(ctx, a, serverCPU, 0, 0)
+		return results.HostFloor(l), err
 	},
 	Neighbour: neighbour.StartOn,
 	Contract:  verify.RunEach,

@@ -77,3 +77,16 @@ func TestMeasureStops(t *testing.T) {
 		t.Errorf("a measurement cancelled after 1.5 s took %s", took)
 	}
 }
+
+// TestMeasureLatency: a second at 200 req/s against the trivial server
+// pinned to CPU 0 gives a floor with samples, and both p99s set.
+func TestMeasureLatency(t *testing.T) {
+	l, err := MeasureLatency(context.Background(), nil, 0, 0, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Rate != FloorRate || l.Samples < 150 || l.P99Ms <= 0 || l.P99Ms < l.P50Ms || l.ServerCPU != 0 {
+		t.Errorf("floor %+v: want about 200 samples, p99 > 0 and >= p50, on CPU 0", l)
+	}
+	t.Logf("floor: %+v", l)
+}

@@ -73,6 +73,18 @@ type Capacity struct {
 	Violations []Violation `json:"violations,omitempty"`
 	// Probes in the order they ran, over every start.
 	Probes []Probe `json:"probes"`
+	// Floor is this host's own p99 floor, measured before the search;
+	// nil when not measured (and in runs recorded before it). AboveFloor
+	// reports that it takes more than a third of the objective's tightest
+	// limit (capacity.AboveFloor): a capacity there is a statement about
+	// the host; ResolvableMs is then the tightest limit this host
+	// resolves (capacity.Resolvable).
+	Floor        *HostFloor `json:"host_floor,omitempty"`
+	AboveFloor   bool       `json:"above_floor,omitempty"`
+	ResolvableMs float64    `json:"resolvable_ms,omitempty"`
+	// Answer is which of the four answers the search gave (capacity.Estimate);
+	// empty in runs recorded before it (Answered derives it).
+	Answer Answer `json:"answer,omitempty"`
 }
 
 // Bracket is one start's search as it ended: the highest rate that
@@ -202,6 +214,12 @@ type Probe struct {
 	StealPercent    float64 `json:"steal_percent"`
 	OtherServiceCPU float64 `json:"other_service_cpu_percent"`
 	Disturbed       string  `json:"disturbed,omitempty"`
+	// Late marks a probe judged the generator's by its send lateness
+	// alone (its CPU under the bound), and Met whether the objective
+	// itself held, whoever's probe it was: the search compares a late
+	// probe's lateness with lower rates' before it trusts it.
+	Late bool `json:"late,omitempty"`
+	Met  bool `json:"met,omitempty"`
 }
 
 // FarOverFactor is how far over a limit a probe's failure is the service's

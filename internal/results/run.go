@@ -55,6 +55,9 @@ type Machine struct {
 	// Noise is the machine's own per-second variation, measured before
 	// the first service started (package noise); nil when not measured.
 	Noise *NoiseFloor `json:"noise,omitempty"`
+	// HostFloor is this host's own latency floor, measured before a
+	// capacity search; nil when not measured.
+	HostFloor *HostFloor `json:"host_floor,omitempty"`
 }
 
 // NoiseFloor is the machine's own per-second variation, as package noise

@@ -53,6 +53,28 @@ func TestGolden(t *testing.T) {
 	wu := &results.WarmupRun{Auto: true, Steady: true, Seconds: 51.4, Requests: 1234567, CV: 0.021, Drift: -0.004, CompilerCPU: []float64{3, 1, 0, 0, 0}}
 	con := &results.Contract{Mode: "full", Passed: 41, Skipped: 2, Seconds: 3.46}
 
+	// The four answers of a capacity search, each with the probes that
+	// decided it (as internal/capacity's floor tests end them).
+	floor := &results.HostFloor{Rate: 200, Seconds: 3, Samples: 600, LatenessP99Ms: 1.2, P50Ms: 0.15, P99Ms: 1.4, ServerCPU: 0}
+	quiet := &results.HostFloor{Rate: 200, Seconds: 3, Samples: 600, LatenessP99Ms: 0.05, P50Ms: 0.1, P99Ms: 0.2, ServerCPU: 0}
+	noisy := &results.HostFloor{Rate: 200, Seconds: 3, Samples: 600, LatenessP99Ms: 2.4, P50Ms: 0.9, P99Ms: 2.6, ServerCPU: 0}
+	obj := "p99 ≤ 5ms, errors ≤ 0.1%"
+	answers := []*results.Capacity{
+		{Arm: "bracket", Objective: obj, Rate: 8007, Low: 7966.3, High: 8047.6, Answer: results.AnswerBracket, Floor: floor,
+			Brackets: []results.Bracket{{Start: 1, Pass: 7966.3, Fail: 8047.6, Why: "p99 22ms > 5.0ms", Probes: 9}},
+			Probes:   []results.Probe{{Start: 1, Rate: 7966.3, Pass: true, P99Ms: 1.67}, {Start: 1, Rate: 8047.6, P99Ms: 22, Why: "p99 22ms > 5.0ms"}}},
+		{Arm: "generator", Objective: obj, Rate: 5934.1, Low: 5934.1, LowerBound: true, Reason: "generator late: send lateness p99 15ms > 0.50ms; p99 16ms > 5.0ms", Answer: results.AnswerGeneratorBound, Floor: quiet,
+			Brackets: []results.Bracket{{Start: 1, Pass: 5934.1, Fail: 6015.4, GeneratorLimited: true, Why: "generator late: send lateness p99 15ms > 0.50ms; p99 16ms > 5.0ms", Probes: 9}},
+			Probes:   []results.Probe{{Start: 1, Rate: 5934.1, Pass: true, P99Ms: 1.05}}},
+		{Arm: "floor", Objective: obj, Reason: "start 1 failed the objective at every rate it tried, down to 104.0 req/s (p99 6.0ms > 5.0ms)", Answer: results.AnswerBelowFloor, Floor: noisy, AboveFloor: true, ResolvableMs: 7.8,
+			Brackets: []results.Bracket{{Start: 1, Fail: 104.05, Why: "p99 6.0ms > 5.0ms", Stopped: "failed the objective at every rate down to 104.0 req/s, the search's lowest (1% of its first probe)", Probes: 8}}},
+		{Arm: "errors", Objective: obj, Reason: "start 1 failed the objective at every rate it tried, down to 104.0 req/s (errors 5% > 0.1%)", Answer: results.AnswerServiceFailed, Floor: quiet,
+			Brackets: []results.Bracket{{Start: 1, Fail: 104.05, Why: "errors 5% > 0.1%", Probes: 8}}},
+	}
+	hostLate := pr
+	hostLate.Pass, hostLate.P99Ms, hostLate.LatenessP99Ms = false, 6.1, 2.6
+	hostLate.Why = "p99 6.1ms > 5.0ms (send lateness p99 2.6ms, and 2.8ms at 5202.5 req/s: the host's, not the generator's)"
+
 	var b strings.Builder
 	line := func(s ...string) {
 		for _, x := range s {
@@ -80,6 +102,16 @@ func TestGolden(t *testing.T) {
 	line("# Round", Round(round, "closed"), Round(round, "open"))
 	line("# Warmup", Warmup(wu), Warmup(&results.WarmupRun{Seconds: 10, Requests: 5000}))
 	line("# Contract", Contract(con))
+	line("# HostFloor", HostFloor(floor), HostFloor(&results.HostFloor{Rate: 200, Seconds: 3, LatenessP99Ms: 2.4, P50Ms: 0.9, P99Ms: 2.6, ServerCPU: -1}))
+	line("# Answer")
+	for _, cp := range answers {
+		line(Capacity(cp), Answer(cp))
+		if w := FloorWarning(cp); w != "" {
+			line(w)
+		}
+	}
+	line(Answer(caps[0]))
+	line("# Probe on a host's lateness", Probe(hostLate, results.UnitRate))
 
 	path := filepath.Join("testdata", "words.golden")
 	if *update {

@@ -240,14 +240,139 @@ func Capacity(c *results.Capacity) string {
 	switch {
 	case c.LowerBound && c.Low > 0:
 		out = fmt.Sprintf("at least %s %s (a lower bound: %s)", Amount(c.Low, c.Units()), c.Units(), c.Reason)
+	case c.Rate == 0 && c.Answer == results.AnswerBelowFloor:
+		return "none: the objective is below this host's floor: " + c.Reason + floorSuffix(c)
 	case c.Rate == 0 && c.Reason != "":
-		return "none: " + c.Reason
+		return "none: " + c.Reason + floorSuffix(c)
 	case c.Rate == 0:
 		return "not measured"
 	default:
 		out = fmt.Sprintf("%s %s [%s, %s]", Amount(c.Rate, c.Units()), c.Units(), Amount(c.Low, c.Units()), Amount(c.High, c.Units()))
 	}
-	return out + Held(c)
+	return out + Held(c) + floorSuffix(c)
+}
+
+// floorSuffix is "; this host's own p99 floor: 1.4 ms" for a capacity
+// whose search measured it; "" otherwise.
+func floorSuffix(c *results.Capacity) string {
+	if c.Floor == nil {
+		return ""
+	}
+	return "; " + floorFigure(c.Floor)
+}
+
+func floorFigure(f *results.HostFloor) string {
+	return "this host's own p99 floor: " + human.Ms(f.Ms())
+}
+
+// HostFloor says this host's own latency floor and how it was measured:
+// "this host's own p99 floor: 1.4ms (a trivial server on CPU 0 at 200
+// req/s for 3 s: p50 0.15ms, p99 1.4ms; the generator's send lateness
+// p99 1.2ms)".
+func HostFloor(f *results.HostFloor) string {
+	return fmt.Sprintf("%s (%s: p50 %s, p99 %s; the generator's send lateness p99 %s)", floorFigure(f), f.Where(), human.Ms(f.P50Ms), human.Ms(f.P99Ms), human.Ms(f.LatenessP99Ms))
+}
+
+// FloorWarning says plainly, for a capacity whose objective this host's
+// floor takes more than a third of (Capacity.AboveFloor), that it is a
+// statement about the host, and which objective the host resolves; ""
+// otherwise.
+func FloorWarning(c *results.Capacity) string {
+	if !c.AboveFloor || c.Floor == nil {
+		return ""
+	}
+	return fmt.Sprintf("this host's own p99 floor (%s) takes more than a third of the objective (%s): a capacity at it says as much about this host as about the service; an objective this host can resolve: p99 ≤ %s",
+		human.Ms(c.Floor.Ms()), c.Objective, human.Ms(c.ResolvableMs))
+}
+
+// Answer says which of the four answers a capacity search gave, with
+// the probes that decided it, start by start: "a bracket: start 1 held
+// at 7,966 req/s (p99 3.1ms) and failed at 8,048 req/s (p99 22ms >
+// 5.0ms)"; "" for a capacity with no brackets.
+func Answer(c *results.Capacity) string {
+	u := c.Units()
+	at := func(rate float64) string { return Amount(rate, u) + " " + u }
+	var starts []string
+	for _, b := range c.Brackets {
+		held := ""
+		if b.Pass > 0 {
+			held = "held at " + at(b.Pass)
+			if pr := probeAt(c, b.Start, b.Pass, true); pr != nil {
+				held += fmt.Sprintf(" (p99 %s)", human.Ms(pr.P99Ms))
+			}
+		}
+		failed := ""
+		switch {
+		case b.Fail > 0 && b.GeneratorLimited:
+			failed = "the generator's load limited " + at(b.Fail) + " (" + b.Why + ")"
+		case b.Fail > 0 && b.Pass == 0:
+			failed = "failed at every " + noun(u) + " down to " + at(b.Fail) + " (" + firstOf(b.Why, b.Stopped) + ")"
+		case b.Fail > 0:
+			failed = "failed at " + at(b.Fail) + " (" + b.Why + ")"
+		case b.Stopped != "":
+			failed = b.Stopped
+		}
+		starts = append(starts, fmt.Sprintf("start %d %s", b.Start, strings.Join(nonEmpty(held, failed), " and ")))
+	}
+	if len(starts) == 0 {
+		return ""
+	}
+	var head string
+	switch c.Answered() {
+	case results.AnswerBracket:
+		head = "a bracket"
+	case results.AnswerGeneratorBound:
+		head = "a lower bound"
+		for _, b := range c.Brackets {
+			if b.GeneratorLimited {
+				head = "a lower bound, the generator's load limited it"
+			}
+		}
+	case results.AnswerBelowFloor:
+		head = "the objective is below this host's floor"
+		if c.Floor != nil {
+			head += fmt.Sprintf(" (%s; an objective this host can resolve: p99 ≤ %s)", floorFigure(c.Floor), human.Ms(c.ResolvableMs))
+		}
+	case results.AnswerServiceFailed:
+		head = "the service failed"
+	}
+	return head + ": " + strings.Join(starts, "; ")
+}
+
+// probeAt is the last probe of start at rate that passed (or failed).
+func probeAt(c *results.Capacity, start int, rate float64, pass bool) *results.Probe {
+	for i := len(c.Probes) - 1; i >= 0; i-- {
+		if pr := &c.Probes[i]; pr.Start == start && pr.Rate == rate && pr.Pass == pass {
+			return pr
+		}
+	}
+	return nil
+}
+
+func noun(unit string) string {
+	if unit == results.UnitUsers {
+		return "number of users"
+	}
+	return "rate"
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Held says how a capacity's confirmation went: "; held 30 s at 60336",
