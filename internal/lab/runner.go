@@ -85,7 +85,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		}
 		x.sizeGenerator(cpus)
 	}
-	if p.SLO != nil {
+	if p.SLO != nil || p.AtRate != nil {
 		x.measureHostFloor(ctx)
 	}
 	x.progress = newProgress(rn.Progress, rn.TTY, p)

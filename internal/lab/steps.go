@@ -44,7 +44,7 @@ func (s Steps) check(p *plan.Plan, noise bool) error {
 	if s.Noise == nil && noise {
 		missing = append(missing, "Noise")
 	}
-	if s.HostFloor == nil && p.SLO != nil {
+	if s.HostFloor == nil && (p.SLO != nil || p.AtRate != nil) {
 		missing = append(missing, "HostFloor")
 	}
 	if s.Neighbour == nil && p.Rounds.Neighbour {

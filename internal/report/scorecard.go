@@ -26,9 +26,12 @@ type Scorecard struct {
 	RateRule string `json:"rate_rule,omitempty"`
 	// FloorMs is the generator's send lateness p99 at the rate: the
 	// host's own floor under the p99 column.
-	FloorMs float64        `json:"floor_ms,omitempty"`
-	Rows    []ScorecardRow `json:"rows"`
-	Missing []string       `json:"missing,omitempty"`
+	FloorMs float64 `json:"floor_ms,omitempty"`
+	// Host is this host's own latency floor, measured before the run's
+	// first start (nil in runs before it was).
+	Host    *results.HostFloor `json:"host_floor,omitempty"`
+	Rows    []ScorecardRow     `json:"rows"`
+	Missing []string           `json:"missing,omitempty"`
 }
 
 // ScorecardRow is one stack's cells. Each cell is its text; Best marks
@@ -105,7 +108,7 @@ func scorecards(r *results.Run) []*Scorecard {
 // scorecardOf is workload's scorecard from its comparison c at a level
 // and, where the run has one, its first comparison at a rate.
 func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
-	sc := &Scorecard{Workload: c.Workload, Level: c.Level}
+	sc := &Scorecard{Workload: c.Workload, Level: c.Level, Host: r.Machine.HostFloor}
 	var at *results.Comparison
 	for _, x := range r.Comparisons {
 		if x.AtRate && x.Workload == c.Workload && x.Verdict != nil {
@@ -142,8 +145,12 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 			runs[sr.Implementation] = append(runs[sr.Implementation], sr)
 		}
 	}
-	best["idle"] = least(stacks, func(s string) float64 { return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return float64(sr.RSSIdleBytes) }) })
-	best["startup"] = least(stacks, func(s string) float64 { return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds }) })
+	best["idle"] = least(stacks, func(s string) float64 {
+		return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return float64(sr.RSSIdleBytes) })
+	})
+	best["startup"] = least(stacks, func(s string) float64 {
+		return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds })
+	})
 	best["size"] = least(stacks, func(s string) float64 { return sizeOf(r, runs[s]) })
 	leaks := map[string][]string{}
 	for _, x := range []*results.Comparison{c, at} {

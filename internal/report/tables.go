@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/wording"
 
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load/atomicfile"
@@ -339,7 +340,10 @@ func ScorecardBasis(sc *Scorecard, levelUnit string) string {
 	if sc.Rate > 0 {
 		b += fmt.Sprintf(". p99 (from the intended send time), CPU per request (the service's whole process tree) and RSS at %s req/s for every stack (%s)", human.Count(float64(sc.Rate)), sc.RateRule)
 		if sc.FloorMs > 0 {
-			b += fmt.Sprintf("; this host's own p99 floor there (the generator's send lateness p99): %s", human.Ms(sc.FloorMs))
+			b += fmt.Sprintf("; the generator's send lateness p99 in those rounds: %s (pairs closer than it are not ranked by p99)", human.Ms(sc.FloorMs))
+		}
+		if sc.Host != nil {
+			b += "; " + wording.HostFloor(sc.Host)
 		}
 	}
 	return b + ". RSS is the median over the rounds (the range of the starts' medians); idle RSS and startup (to the first healthy answer) the median over starts (their range); size is the build's artifact"
