@@ -97,6 +97,22 @@ func armFigures(c *results.Comparison, k map[string][]results.ArmRound) []result
 			P50Ms:         geo(rs, func(a results.ArmRound) float64 { return a.P50Ms }),
 			P99Ms:         geo(rs, func(a results.ArmRound) float64 { return a.P99Ms }),
 			CPUPerRequest: geo(rs, cpuPerRequest)}
+		starts := map[int][]results.ArmRound{}
+		for _, r := range c.Rounds {
+			for _, a := range r.Arms {
+				if a.Arm == arm && slices.Contains(rs, a) {
+					starts[r.Start] = append(starts[r.Start], a)
+				}
+			}
+		}
+		for _, srs := range starts {
+			if g := geo(srs, cpuPerRequest); g > 0 {
+				if f.CPULow == 0 || g < f.CPULow {
+					f.CPULow = g
+				}
+				f.CPUHigh = max(f.CPUHigh, g)
+			}
+		}
 		var all []float64
 		byStart := map[int][]float64{}
 		for _, r := range c.Rounds {

@@ -249,7 +249,22 @@ type Sizing struct {
 	RequestsPerView float64 `yaml:"requests_per_view" json:"requests_per_view,omitempty"`
 	// Servers shares the load; each is sized for its share (default 1).
 	Servers int `yaml:"servers" json:"servers,omitempty"`
+	// Prices turn a plan with at_rate's cores and memory into money a
+	// month; there is no default price.
+	Prices *Prices `yaml:"prices" json:"prices,omitempty"`
 }
+
+// Prices are what a vCPU and a GiB of memory cost an hour, in one
+// currency (a provider's on-demand list price, say).
+type Prices struct {
+	VCPUHour float64 `yaml:"vcpu_hour" json:"vcpu_hour"`
+	GiBHour  float64 `yaml:"gib_hour" json:"gib_hour"`
+	// Currency names it in the report ("USD" when empty).
+	Currency string `yaml:"currency" json:"currency,omitempty"`
+}
+
+// HoursPerMonth is a month's hours in the price a month (365 × 24 / 12).
+const HoursPerMonth = 730
 
 // PeakShare and BusyShare are the SKU-lookup source's assumptions: 80%
 // of a day's views arrive within 40% of its seconds.
@@ -380,8 +395,10 @@ func (p *Plan) validateCapacity(add func(path []string, hint, format string, arg
 	}
 	if s := p.Sizing; s != nil {
 		switch {
-		case p.SLO == nil:
-			add([]string{"sizing"}, "add an objective, e.g. slo: {p99: 10ms}", "sizing needs an slo: it is sized from the capacity at it")
+		case p.SLO == nil && p.AtRate == nil:
+			add([]string{"sizing"}, "add an objective, e.g. slo: {p99: 10ms}, or at_rate: auto", "sizing needs an slo (it is sized from the capacity at it) or at_rate (from the CPU per request at the rate)")
+		case s.Prices != nil && (s.Prices.VCPUHour < 0 || s.Prices.GiBHour < 0 || s.Prices.VCPUHour == 0 && s.Prices.GiBHour == 0):
+			add([]string{"sizing", "prices"}, "e.g. prices: {vcpu_hour: 0.04, gib_hour: 0.005}", "prices need vcpu_hour or gib_hour, neither negative")
 		case p.Capacity.Model == "closed":
 			add([]string{"sizing"}, "remove it, or leave load.model out to find the open model's rate", "sizing is from a capacity in req/s; a closed-model capacity is in users")
 		case s.Rate < 0 || s.DailyPageViews < 0 || s.RequestsPerView < 0 || s.Servers < 0:

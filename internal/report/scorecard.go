@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/human"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -32,6 +33,67 @@ type Scorecard struct {
 	Host    *results.HostFloor `json:"host_floor,omitempty"`
 	Rows    []ScorecardRow     `json:"rows"`
 	Missing []string           `json:"missing,omitempty"`
+	// Load is the plan's sizing load in words, and Sizing what each
+	// stack needs to carry it, from its CPU per request and RSS at the
+	// rate (empty without a sizing load or a rate).
+	Load   string          `json:"sizing_load,omitempty"`
+	Sizing []ScorecardSize `json:"sizing,omitempty"`
+}
+
+// ScorecardSize is what one stack needs to carry the plan's sizing
+// load: cores from its CPU per request at the rate (the band of its
+// starts), memory from its RSS at the rate (the band of its starts), and
+// with the plan's prices their cost a month.
+type ScorecardSize struct {
+	Stack   string `json:"stack"`
+	Cores   string `json:"cores"`
+	Memory  string `json:"memory"`
+	Monthly string `json:"monthly,omitempty"`
+}
+
+// sizeAt is what each stack of at needs for the load: a band of cores
+// (requests a second × CPU seconds a request, the starts' lowest and
+// highest), its RSS band, and with prices the cost a month of both.
+func sizeAt(at *results.Comparison, stacks []string, s *plan.Sizing) []ScorecardSize {
+	rate := s.RequestsPerSecond()
+	var out []ScorecardSize
+	for _, st := range stacks {
+		f := figures(at.Verdict, st)
+		if _, over := at.Verdict.Overloaded[st]; over || f.CPUPerRequest <= 0 {
+			continue
+		}
+		lo, hi := f.CPULow, f.CPUHigh
+		if lo <= 0 {
+			lo, hi = f.CPUPerRequest, f.CPUPerRequest
+		}
+		cLo, cHi := rate*lo/1e6, rate*hi/1e6
+		mLo, mHi := float64(f.RSSLow), float64(f.RSSHigh)
+		if mLo == 0 {
+			mLo, mHi = float64(f.RSSBytes), float64(f.RSSBytes)
+		}
+		sz := ScorecardSize{Stack: st, Cores: band(cLo, cHi, func(v float64) string { return fmt.Sprintf("%.2f", v) }) + " cores",
+			Memory: band(mLo, mHi, human.Bytes)}
+		if pr := s.Prices; pr != nil {
+			month := func(cores, bytes float64) float64 {
+				return (cores*pr.VCPUHour + bytes/(1<<30)*pr.GiBHour) * plan.HoursPerMonth
+			}
+			cur := pr.Currency
+			if cur == "" {
+				cur = "USD"
+			}
+			sz.Monthly = band(month(cLo, mLo), month(cHi, mHi), func(v float64) string { return fmt.Sprintf("%.2f", v) }) + " " + cur + " a month"
+		}
+		out = append(out, sz)
+	}
+	return out
+}
+
+// band writes lo–hi, or one figure when they read the same.
+func band(lo, hi float64, say func(float64) string) string {
+	if say(lo) == say(hi) {
+		return say(lo)
+	}
+	return say(lo) + "–" + say(hi)
 }
 
 // ScorecardRow is one stack's cells. Each cell is its text; Best marks
@@ -121,6 +183,7 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	} else {
 		sc.Rate, sc.RateRule, sc.FloorMs = at.Level, at.RateRule, at.Verdict.LatenessP99Ms
 	}
+
 	v := c.Verdict
 	stacks := slices.Clone(v.Ranking)
 	for _, arm := range c.Arms {
@@ -130,6 +193,12 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	}
 	if v.AA != nil && len(c.Arms) > 0 {
 		stacks = slices.DeleteFunc(stacks, func(s string) bool { return s == c.Arms[len(c.Arms)-1] })
+	}
+	{
+		if at != nil && r.Plan != nil && r.Plan.Sizing != nil {
+			sc.Load = r.Plan.Sizing.String()
+			sc.Sizing = sizeAt(at, stacks, r.Plan.Sizing)
+		}
 	}
 	best := map[string]string{}
 	best["throughput"] = first(v.Ranking)

@@ -325,6 +325,22 @@ func writeScorecards(w io.Writer, s *Summary) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w)
+		if len(sc.Sizing) > 0 {
+			fmt.Fprintf(w, "What %s costs each stack, from its CPU per request and RSS at %s req/s (the band of its starts). This is one core of this machine at one rate: more cores and higher rates are the cores plans' (bench/cores.yaml) and the capacity plans' (plans/capacity.yaml) to measure.\n\n| Stack | Cores | Memory |", sc.Load, human.Count(float64(sc.Rate)))
+			priced := sc.Sizing[0].Monthly != ""
+			if priced {
+				fmt.Fprintf(w, " Cost |")
+			}
+			fmt.Fprintf(w, "\n|---|--:|--:|%s\n", map[bool]string{true: "--:|", false: ""}[priced])
+			for _, z := range sc.Sizing {
+				fmt.Fprintf(w, "| %s | %s | %s |", z.Stack, z.Cores, z.Memory)
+				if priced {
+					fmt.Fprintf(w, " %s |", z.Monthly)
+				}
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w)
+		}
 		for _, m := range sc.Missing {
 			fmt.Fprintf(w, "- Not answered by this run: %s.\n", m)
 		}

@@ -236,6 +236,10 @@ type ArmFigures struct {
 	P50Ms         float64 `json:"p50_ms"`
 	P99Ms         float64 `json:"p99_ms"`
 	CPUPerRequest float64 `json:"cpu_us_per_request"`
+	// CPULow and CPUHigh are the lowest and highest start's geometric
+	// mean of CPU per request.
+	CPULow  float64 `json:"cpu_low_us,omitempty"`
+	CPUHigh float64 `json:"cpu_high_us,omitempty"`
 	// RSSBytes is the median of the rounds' RSS; RSSLow and RSSHigh the
 	// lowest and highest start's median.
 	RSSBytes uint64 `json:"rss_bytes,omitempty"`
