@@ -301,31 +301,44 @@ func (im *importer) tmpl(el *element, s string) (string, bool) {
 		im.skip(el, "the text %q holds '{{', which starts a template in a scenario", clip(s))
 		return s, false
 	}
-	var b strings.Builder
 	ok := true
+	out, _ := expand(s, func(expr string) (string, bool) {
+		out, good := im.reference(el, expr)
+		if !good {
+			ok = false
+			return "${" + expr + "}", true
+		}
+		return out, true
+	})
+	return out, ok
+}
+
+// expand is s with each ${...} reference in turn replaced by what ref
+// makes of its inside: the one scanner of references, for templates
+// (tmpl) and constants (literal). It stops, false, where ref says false
+// (out then holds the text before that reference) or at a '${' never
+// closed (out keeps it and the rest as they are).
+func expand(s string, ref func(expr string) (string, bool)) (out string, ok bool) {
+	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
 		if i < 0 {
 			b.WriteString(s)
-			break
+			return b.String(), true
 		}
 		b.WriteString(s[:i])
 		end := matchBrace(s, i+2)
 		if end < 0 {
 			b.WriteString(s[i:])
-			break
+			return b.String(), false
 		}
-		expr := s[i+2 : end]
+		r, ok := ref(s[i+2 : end])
+		if !ok {
+			return b.String(), false
+		}
+		b.WriteString(r)
 		s = s[end+1:]
-		out, good := im.reference(el, expr)
-		if !good {
-			ok = false
-			b.WriteString("${" + expr + "}")
-			continue
-		}
-		b.WriteString(out)
 	}
-	return b.String(), ok
 }
 
 // matchBrace returns the index of the '}' closing a '${' whose content
@@ -422,58 +435,41 @@ func (im *importer) literalDepth(el *element, s string, depth int) (val, from st
 	if !strings.Contains(s, "${") {
 		return s, "", true
 	}
-	var b strings.Builder
 	var froms []string
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:i])
-		end := matchBrace(s, i+2)
-		if end < 0 {
-			return "", "", false
-		}
-		expr := s[i+2 : end]
-		s = s[end+1:]
-		switch {
-		case strings.HasPrefix(expr, "__P(") && strings.HasSuffix(expr, ")"):
+	out, ok := expand(s, func(expr string) (string, bool) {
+		if strings.HasPrefix(expr, "__P(") && strings.HasSuffix(expr, ")") {
 			a := splitArgs(expr[4 : len(expr)-1])
-			def := ""
-			if len(a) > 1 {
-				def = a[1]
-			}
 			if v, ok := im.props[a[0]]; ok {
-				b.WriteString(v)
 				froms = append(froms, fmt.Sprintf("property %s (set to %q)", a[0], v))
-				continue
+				return v, true
 			}
 			if len(a) < 2 {
 				// JMeter would use "1": for a thread count that runs, for
 				// a server it fails; the plan expects -J either way.
 				im.missingProperty(el, a[0])
-				return "", "", false
+				return "", false
 			}
-			b.WriteString(def)
-			froms = append(froms, fmt.Sprintf("property %s (default %q)", a[0], def))
-		default:
-			// A User Defined Variable: its own text, resolved the same way.
-			v, isVar := im.varIdx[ident(expr)]
-			if !isVar || depth > 4 {
-				return "", "", false
-			}
-			val, f, ok := im.literalDepth(el, im.vars[v].raw, depth+1)
-			if !ok {
-				return "", "", false
-			}
-			b.WriteString(val)
-			if f != "" {
-				froms = append(froms, f)
-			}
+			froms = append(froms, fmt.Sprintf("property %s (default %q)", a[0], a[1]))
+			return a[1], true
 		}
+		// A User Defined Variable: its own text, resolved the same way.
+		v, isVar := im.varIdx[ident(expr)]
+		if !isVar || depth > 4 {
+			return "", false
+		}
+		val, f, ok := im.literalDepth(el, im.vars[v].raw, depth+1)
+		if !ok {
+			return "", false
+		}
+		if f != "" {
+			froms = append(froms, f)
+		}
+		return val, true
+	})
+	if !ok {
+		return "", "", false
 	}
-	return b.String(), strings.Join(froms, ", "), true
+	return out, strings.Join(froms, ", "), true
 }
 
 // translate walks the test plan.
@@ -775,17 +771,52 @@ type captureOut struct {
 
 // sampler translates one HTTP Request with what applies to it.
 func (im *importer) sampler(el *element, sc scope) *stepOut {
-	st := &stepOut{el: el, method: strings.ToUpper(el.str("HTTPSampler.method"))}
+	st := &stepOut{el: el, method: im.method(el)}
 	if st.method == "" {
-		st.method = "GET"
-	}
-	if !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}, st.method) {
-		im.skip(el, "method %s is not one a scenario sends", st.method)
 		return nil
+	}
+	origin, path, ok := im.where(el, sc)
+	if !ok {
+		return nil
+	}
+	p, ok := im.tmpl(el, path)
+	if !ok {
+		return nil
+	}
+	st.url = p
+	if origin != im.base {
+		st.url = origin + p
+	}
+	if !im.parameters(st, el) {
+		return nil
+	}
+	im.headers(st, sc)
+	im.timers(st, sc)
+	for _, pp := range sc.post {
+		im.extractor(st, pp)
+	}
+	for _, a := range sc.asserts {
+		im.assertion(st, a)
+	}
+	im.name(st)
+	return st
+}
+
+// method is the HTTP method of sampler el, or "" (el listed) when the
+// sampler cannot be translated: a method a scenario does not send, or a
+// file upload.
+func (im *importer) method(el *element) string {
+	m := strings.ToUpper(el.str("HTTPSampler.method"))
+	if m == "" {
+		m = "GET"
+	}
+	if !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}, m) {
+		im.skip(el, "method %s is not one a scenario sends", m)
+		return ""
 	}
 	if f := prop(el.n, "HTTPsampler.Files"); f != nil && len(f.kids) > 0 && len(prop(f, "HTTPFileArgs.files").kids) > 0 {
 		im.skip(el, "file uploads are not translated")
-		return nil
+		return ""
 	}
 	if el.boolean("HTTPSampler.image_parser", false) {
 		im.note("sampler %q: embedded resources are not fetched", el.name())
@@ -793,7 +824,13 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 	if !el.boolean("HTTPSampler.use_keepalive", true) {
 		im.note("sampler %q: JMeter opens a new connection per request; showdown users keep theirs alive", el.name())
 	}
-	// Where: the sampler's own settings, else the defaults (inner first).
+	return m
+}
+
+// where is the server (origin) and path sampler el sends to: its own
+// settings, else the defaults' (inner first). The first sampler also
+// sets the scenario's base URL: the defaults' server when they name one.
+func (im *importer) where(el *element, sc scope) (origin, path string, ok bool) {
 	setting := func(key string) string {
 		if v := el.str(key); v != "" {
 			return v
@@ -812,31 +849,22 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 		}
 		return el
 	}
-	path := el.str("HTTPSampler.path")
-	var origin string
+	path = el.str("HTTPSampler.path")
 	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
 		u, err := url.Parse(path)
 		if err != nil {
 			im.skip(el, "bad URL %q", path)
-			return nil
+			return "", "", false
 		}
 		origin = u.Scheme + "://" + u.Host
 		path = strings.TrimPrefix(path, origin)
 	} else {
-		proto, _, ok1 := im.literal(holder("HTTPSampler.protocol"), setting("HTTPSampler.protocol"))
-		host, _, ok2 := im.literal(holder("HTTPSampler.domain"), setting("HTTPSampler.domain"))
-		port, _, ok3 := im.literal(holder("HTTPSampler.port"), setting("HTTPSampler.port"))
-		if !ok1 || !ok2 || !ok3 || host == "" {
+		o, ok := im.origin(holder, setting)
+		if !ok {
 			im.skip(el, "the server name, port and protocol must be constants or ${__P(name,default)} (here or in HTTP Request Defaults)")
-			return nil
+			return "", "", false
 		}
-		if proto == "" {
-			proto = "http"
-		}
-		origin = strings.ToLower(proto) + "://" + host
-		if port != "" && !(proto == "http" && port == "80" || proto == "https" && port == "443") {
-			origin += ":" + port
-		}
+		origin = o
 		if path == "" {
 			path = setting("HTTPSampler.path")
 		}
@@ -846,69 +874,80 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 	}
 	if im.base == "" {
 		im.base = origin
-		// The base URL is the defaults' server when they name one.
-		proto, _, ok1 := im.literal(el, defaultSetting(sc, "HTTPSampler.protocol"))
-		host, _, ok2 := im.literal(el, defaultSetting(sc, "HTTPSampler.domain"))
-		port, _, ok3 := im.literal(el, defaultSetting(sc, "HTTPSampler.port"))
-		if ok1 && ok2 && ok3 && host != "" {
-			if proto == "" {
-				proto = "http"
-			}
-			im.base = strings.ToLower(proto) + "://" + host
-			if port != "" && !(proto == "http" && port == "80" || proto == "https" && port == "443") {
-				im.base += ":" + port
-			}
+		self := func(string) *element { return el }
+		if o, ok := im.origin(self, func(key string) string { return defaultSetting(sc, key) }); ok {
+			im.base = o
 		}
 	}
-	p, ok := im.tmpl(el, path)
-	if !ok {
-		return nil
+	return origin, path, true
+}
+
+// origin is the scheme, host and port that setting gives (holder names
+// the element each is written in), the port left out where it is the
+// scheme's own; false when one is not a constant or there is no host.
+func (im *importer) origin(holder func(key string) *element, setting func(key string) string) (string, bool) {
+	proto, _, ok1 := im.literal(holder("HTTPSampler.protocol"), setting("HTTPSampler.protocol"))
+	host, _, ok2 := im.literal(holder("HTTPSampler.domain"), setting("HTTPSampler.domain"))
+	port, _, ok3 := im.literal(holder("HTTPSampler.port"), setting("HTTPSampler.port"))
+	if !ok1 || !ok2 || !ok3 || host == "" {
+		return "", false
 	}
-	st.url = p
-	if origin != im.base {
-		st.url = origin + p
+	if proto == "" {
+		proto = "http"
 	}
-	// Parameters and body.
+	o := strings.ToLower(proto) + "://" + host
+	if port != "" && !(proto == "http" && port == "80" || proto == "https" && port == "443") {
+		o += ":" + port
+	}
+	return o, true
+}
+
+// parameters translates el's parameters: a raw body, a form's body, or
+// a query; false (el listed) when one cannot be translated.
+func (im *importer) parameters(st *stepOut, el *element) bool {
 	args := arguments(prop(el.n, "HTTPsampler.Arguments"))
+	if len(args) == 0 {
+		return true
+	}
 	if el.boolean("HTTPSampler.postBodyRaw", false) {
-		if len(args) > 0 {
-			body, ok := im.tmpl(el, args[0].value)
-			if !ok {
-				return nil
-			}
-			st.body, st.hasBody = body, true
+		body, ok := im.tmpl(el, args[0].value)
+		st.body, st.hasBody = body, true
+		return ok
+	}
+	var parts []string
+	for _, a := range args {
+		n, ok1 := im.tmpl(el, a.name)
+		v, ok2 := im.tmpl(el, a.value)
+		if !ok1 || !ok2 {
+			return false
 		}
-	} else if len(args) > 0 {
-		var parts []string
-		for _, a := range args {
-			n, ok1 := im.tmpl(el, a.name)
-			v, ok2 := im.tmpl(el, a.value)
-			if !ok1 || !ok2 {
-				return nil
-			}
-			if a.encode {
-				n, v = encodeLiteral(n), encodeLiteral(v)
-			}
-			if a.useEquals || v != "" {
-				parts = append(parts, n+"="+v)
-			} else {
-				parts = append(parts, n)
-			}
+		if a.encode {
+			n, v = encodeLiteral(n), encodeLiteral(v)
 		}
-		q := strings.Join(parts, "&")
-		switch st.method {
-		case "POST", "PUT", "PATCH":
-			st.body, st.hasBody = q, true
-			st.headers = append(st.headers, headerOut{"Content-Type", "application/x-www-form-urlencoded"})
-		default:
-			if strings.Contains(st.url, "?") {
-				st.url += "&" + q
-			} else {
-				st.url += "?" + q
-			}
+		if a.useEquals || v != "" {
+			parts = append(parts, n+"="+v)
+		} else {
+			parts = append(parts, n)
 		}
 	}
-	// Headers: inner managers replace outer ones' headers of the same name.
+	q := strings.Join(parts, "&")
+	switch st.method {
+	case "POST", "PUT", "PATCH":
+		st.body, st.hasBody = q, true
+		st.headers = append(st.headers, headerOut{"Content-Type", "application/x-www-form-urlencoded"})
+	default:
+		if strings.Contains(st.url, "?") {
+			st.url += "&" + q
+		} else {
+			st.url += "?" + q
+		}
+	}
+	return true
+}
+
+// headers adds the header managers' headers in scope: inner managers
+// replace outer ones' headers of the same name.
+func (im *importer) headers(st *stepOut, sc scope) {
 	for _, hm := range sc.headers {
 		coll := prop(hm.n, "HeaderManager.headers")
 		if coll == nil {
@@ -924,6 +963,10 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 			st.headers = append(st.headers, headerOut{name, val})
 		}
 	}
+}
+
+// timers adds the constant timers in scope to the step's pause.
+func (im *importer) timers(st *stepOut, sc scope) {
 	for _, t := range sc.timers {
 		raw := t.str("ConstantTimer.delay")
 		v, _, ok := im.literal(t, raw)
@@ -937,13 +980,12 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 	if len(sc.timers) > 0 {
 		im.note("JMeter waits a timer's delay before each sampler in its scope; a scenario pauses after the step, as many times")
 	}
-	for _, pp := range sc.post {
-		im.extractor(st, pp)
-	}
-	for _, a := range sc.asserts {
-		im.assertion(st, a)
-	}
-	st.name = el.name()
+}
+
+// name names the step as its sampler, or by its method and URL; names
+// label results, so a repeated one gets a number.
+func (im *importer) name(st *stepOut) {
+	st.name = st.el.name()
 	if st.name == "" {
 		st.name = st.method + " " + st.url
 	}
@@ -954,7 +996,6 @@ func (im *importer) sampler(el *element, sc scope) *stepOut {
 	} else {
 		im.names[st.name] = 1
 	}
-	return st
 }
 
 // defaultSetting is key in the innermost HTTP Request Defaults that set it.
