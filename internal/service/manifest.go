@@ -1,7 +1,8 @@
-// Package service discovers the implementations under services/ by their
-// manifests, builds them (cached by a hash of their sources), starts them
-// with the common environment, waits until they are healthy and stops them
-// with everything they spawned.
+// Package service finds, builds and starts the implementations: it
+// discovers those under services/ by their manifests, builds them (cached
+// by a hash of their sources), starts them with the common environment,
+// waits until they are healthy and stops them with everything they
+// spawned.
 package service
 
 import (
