@@ -724,6 +724,17 @@ func (l *loop) event(c *lconn, ev uint32) {
 // come after it are a new edge, so the wait never looks at a socket
 // again only to find it empty (a level-triggered one is polled once
 // more after every event).
+//
+// The tick engine's read (tick.go) is its twin, kept apart on purpose:
+// this is the hottest path of both engines, and one reader for the two
+// would reach its engine (broken, complete, finish) and its connection
+// type through an interface, an indirect call per read and per response,
+// or return a code that each engine would switch on again, as long as
+// what it replaces. The two also differ where it matters: this one stamps
+// a failure when it happens and stops at a short read (edge-triggered
+// sockets); the tick engine stamps its wake's time and reads until the
+// socket is empty. hostile_test.go runs every malformed response through
+// both engines, so they cannot drift unnoticed.
 func (l *loop) read(c *lconn) {
 	for {
 		n, oobn, err := l.msg.recvmsg(c.fd, l.rbuf, l.oob)
