@@ -44,6 +44,13 @@ import (
 // response. With every connection busy, overdue tickets wait as a count,
 // and a connection that frees takes the next one at once: their latency
 // still runs from their due time.
+//
+// The loop is one file on purpose, read from the top: its setup, the
+// loop and its waits, then a request's life in order (begin, dial,
+// write, event, read, complete, finish, the iteration's end), then the
+// timeout scan and the timer heap. Every step moves the same lconn and
+// user state machine and hands it to the next; split across files, a
+// step would sit away from the transitions it depends on.
 const (
 	maxScanEvery = 50 * time.Millisecond
 	minScanEvery = time.Millisecond
