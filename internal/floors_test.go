@@ -1,9 +1,7 @@
 package internal
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -96,36 +94,7 @@ func checkFloors(t *testing.T, pkgs, edges []string) {
 	if t.Failed() {
 		return
 	}
-	section := drawFloors(pkgs, edges)
-	const path = "../docs/architecture.md"
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, j := bytes.Index(doc, []byte(floorsBegin)), bytes.Index(doc, []byte(floorsEnd))
-	if i < 0 || j < i {
-		t.Fatalf("%s has no floors section: put the lines\n%s\n%s\nwhere it goes, then go test ./internal -update", path, floorsBegin, floorsEnd)
-	}
-	got := string(doc[i+len(floorsBegin) : j])
-	if *update && got != section {
-		out := append(append(append([]byte{}, doc[:i+len(floorsBegin)]...), section...), doc[j:]...)
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got != section {
-		g, w := strings.Split(got, "\n"), strings.Split(section, "\n")
-		i := 0
-		for i < len(g) && i < len(w) && g[i] == w[i] {
-			i++
-		}
-		line := ""
-		if i < len(w) {
-			line = w[i]
-		}
-		t.Errorf("the floors of %s differ from architecture.edges and floorOf, first at the section's line %d, which should read\n%s\ngo test ./internal -update rewrites them", path, i+1, line)
-	}
+	checkSection(t, "../docs/architecture.md", floorsBegin, floorsEnd, drawFloors(pkgs, edges), "architecture.edges and floorOf")
 }
 
 // floorProblems lists the packages of pkgs that floors does not place,

@@ -443,123 +443,165 @@ func Merge(results ...*Result) (*Result, error) {
 		return nil, errors.New("merge: no results")
 	}
 	first := results[0].Summary
-	out := &Result{Summary: Summary{Version: 1, Model: first.Model, Start: first.Start, Options: first.Options, LateAfterMs: first.LateAfterMs}}
-	rows := map[string]*LabelStats{}
-	var order []string
-	add := func(dst *LabelStats, src LabelStats) {
-		dst.Samples += src.Samples
-		dst.Errors += src.Errors
-		dst.ReceivedBytes += src.ReceivedBytes
-		dst.SentBytes += src.SentBytes
-		for code, n := range src.Statuses {
-			if dst.Statuses == nil {
-				dst.Statuses = map[int]int64{}
-			}
-			dst.Statuses[code] += n
-		}
-		for _, rc := range src.Reasons {
-			found := false
-			for i := range dst.Reasons {
-				if dst.Reasons[i].Reason == rc.Reason {
-					dst.Reasons[i].Count += rc.Count
-					found = true
-				}
-			}
-			if !found {
-				dst.Reasons = append(dst.Reasons, rc)
-			}
-		}
-	}
-	// hists holds each merged interval's sums until they are encoded.
-	type hists struct {
-		latency, service map[string]*histSum
-		lateness         histSum
-	}
-	var merged []hists
-	var dec histDecoder
+	m := &merger{rows: map[string]*LabelStats{},
+		out: &Result{Summary: Summary{Version: 1, Model: first.Model, Start: first.Start, Options: first.Options, LateAfterMs: first.LateAfterMs}}}
+	out := m.out
 	for i, r := range results {
-		s := r.Summary
-		if s.Model != first.Model {
+		if s := r.Summary; s.Model != first.Model {
 			return nil, fmt.Errorf("merge: result %d is a %s-model run, result 1 is %s", i+1, s.Model, first.Model)
 		}
-		if s.Start.Before(out.Summary.Start) {
-			out.Summary.Start = s.Start
-		}
-		out.Summary.DurationSeconds = math.Max(out.Summary.DurationSeconds, s.DurationSeconds)
-		out.Summary.TargetRate += s.TargetRate
-		out.Summary.AchievedRate += s.AchievedRate
-		out.Summary.Late += s.Late
-		out.Summary.Dropped += s.Dropped
-		out.Summary.Users += s.Users
-		out.Summary.CPUSeconds += s.CPUSeconds
-		out.Summary.SpinSeconds += s.SpinSeconds
-		out.Summary.CPUs += s.CPUs
-		out.Summary.Shards = append(out.Summary.Shards, s.Shards...)
-		out.Summary.Interrupted = out.Summary.Interrupted || s.Interrupted
-		for _, w := range s.Warnings {
-			out.Summary.Warnings = append(out.Summary.Warnings, fmt.Sprintf("shard %s: %s", strings.Join(s.Shards, ","), w))
-		}
-		for _, l := range s.Labels {
-			row, ok := rows[l.Label]
-			if !ok {
-				row = &LabelStats{Label: l.Label, Tag: l.Tag}
-				rows[l.Label] = row
-				order = append(order, l.Label)
-			}
-			add(row, l)
-		}
-		add(&out.Summary.Total, s.Total)
-		for j, iv := range r.Intervals {
-			if j >= len(out.Intervals) {
-				out.Intervals = append(out.Intervals, Interval{Second: j, Latency: map[string]string{}, Service: map[string]string{}})
-				merged = append(merged, hists{latency: map[string]*histSum{}, service: map[string]*histSum{}})
-			}
-			o, m := &out.Intervals[j], &merged[j]
-			o.Seconds = math.Max(o.Seconds, iv.Seconds)
-			o.Requests += iv.Requests
-			o.Errors += iv.Errors
-			o.Active += iv.Active
-			if iv.Lateness != "" {
-				if err := m.lateness.add(&dec, iv.Lateness); err != nil {
-					return nil, fmt.Errorf("merge: result %d, interval %d, lateness: %w", i+1, j, err)
-				}
-			}
-			for _, p := range [2]struct {
-				dst map[string]*histSum
-				src map[string]string
-			}{{m.latency, iv.Latency}, {m.service, iv.Service}} {
-				for tag, payload := range p.src {
-					sum := p.dst[tag]
-					if sum == nil {
-						sum = &histSum{}
-						p.dst[tag] = sum
-					}
-					if err := sum.add(&dec, payload); err != nil {
-						return nil, fmt.Errorf("merge: result %d, interval %d, tag %s: %w", i+1, j, tag, err)
-					}
-				}
-			}
+		m.summary(r.Summary)
+		if err := m.intervals(i, r); err != nil {
+			return nil, err
 		}
 	}
-	for _, l := range order {
-		out.Summary.Labels = append(out.Summary.Labels, *rows[l])
+	for _, l := range m.order {
+		out.Summary.Labels = append(out.Summary.Labels, *m.rows[l])
 	}
 	out.Summary.Total.Label, out.Summary.Total.Tag = "TOTAL", TotalTag
-	// Encode each interval once and sum the totals from the in-memory
-	// histograms (what sumIntervals would decode again).
+	m.encode()
+	secs := out.Summary.DurationSeconds
+	for i := range out.Summary.Labels {
+		l := &out.Summary.Labels[i]
+		l.finish(out.latency[l.Tag], out.service[l.Tag], secs)
+	}
+	out.Summary.Total.finish(out.latency[TotalTag], out.service[TotalTag], secs)
+	if h := out.Lateness(); h != nil {
+		out.Summary.Lateness = StatsOf(h)
+	}
+	return out, nil
+}
+
+// merger is one Merge: the result so far, its label rows in the order
+// first seen, and each interval's histogram sums until they are encoded.
+type merger struct {
+	out    *Result
+	rows   map[string]*LabelStats
+	order  []string
+	merged []intervalSums
+	dec    histDecoder
+}
+
+// intervalSums holds one merged interval's histogram sums per tag.
+type intervalSums struct {
+	latency, service map[string]*histSum
+	lateness         histSum
+}
+
+// summary adds a shard's summary: its counts, rates and rows.
+func (m *merger) summary(s Summary) {
+	o := &m.out.Summary
+	if s.Start.Before(o.Start) {
+		o.Start = s.Start
+	}
+	o.DurationSeconds = math.Max(o.DurationSeconds, s.DurationSeconds)
+	o.TargetRate += s.TargetRate
+	o.AchievedRate += s.AchievedRate
+	o.Late += s.Late
+	o.Dropped += s.Dropped
+	o.Users += s.Users
+	o.CPUSeconds += s.CPUSeconds
+	o.SpinSeconds += s.SpinSeconds
+	o.CPUs += s.CPUs
+	o.Shards = append(o.Shards, s.Shards...)
+	o.Interrupted = o.Interrupted || s.Interrupted
+	for _, w := range s.Warnings {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("shard %s: %s", strings.Join(s.Shards, ","), w))
+	}
+	for _, l := range s.Labels {
+		row, ok := m.rows[l.Label]
+		if !ok {
+			row = &LabelStats{Label: l.Label, Tag: l.Tag}
+			m.rows[l.Label] = row
+			m.order = append(m.order, l.Label)
+		}
+		addCounts(row, l)
+	}
+	addCounts(&o.Total, s.Total)
+}
+
+// addCounts adds src's counts, statuses and reasons to dst.
+func addCounts(dst *LabelStats, src LabelStats) {
+	dst.Samples += src.Samples
+	dst.Errors += src.Errors
+	dst.ReceivedBytes += src.ReceivedBytes
+	dst.SentBytes += src.SentBytes
+	for code, n := range src.Statuses {
+		if dst.Statuses == nil {
+			dst.Statuses = map[int]int64{}
+		}
+		dst.Statuses[code] += n
+	}
+	for _, rc := range src.Reasons {
+		found := false
+		for i := range dst.Reasons {
+			if dst.Reasons[i].Reason == rc.Reason {
+				dst.Reasons[i].Count += rc.Count
+				found = true
+			}
+		}
+		if !found {
+			dst.Reasons = append(dst.Reasons, rc)
+		}
+	}
+}
+
+// intervals adds result i's intervals, each to the merged interval of
+// its index: counts summed, histograms added to the interval's sums.
+func (m *merger) intervals(i int, r *Result) error {
+	out := m.out
+	for j, iv := range r.Intervals {
+		if j >= len(out.Intervals) {
+			out.Intervals = append(out.Intervals, Interval{Second: j, Latency: map[string]string{}, Service: map[string]string{}})
+			m.merged = append(m.merged, intervalSums{latency: map[string]*histSum{}, service: map[string]*histSum{}})
+		}
+		o, sums := &out.Intervals[j], &m.merged[j]
+		o.Seconds = math.Max(o.Seconds, iv.Seconds)
+		o.Requests += iv.Requests
+		o.Errors += iv.Errors
+		o.Active += iv.Active
+		if iv.Lateness != "" {
+			if err := sums.lateness.add(&m.dec, iv.Lateness); err != nil {
+				return fmt.Errorf("merge: result %d, interval %d, lateness: %w", i+1, j, err)
+			}
+		}
+		for _, p := range [2]struct {
+			dst map[string]*histSum
+			src map[string]string
+		}{{sums.latency, iv.Latency}, {sums.service, iv.Service}} {
+			for tag, payload := range p.src {
+				sum := p.dst[tag]
+				if sum == nil {
+					sum = &histSum{}
+					p.dst[tag] = sum
+				}
+				if err := sum.add(&m.dec, payload); err != nil {
+					return fmt.Errorf("merge: result %d, interval %d, tag %s: %w", i+1, j, tag, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// encode encodes each merged interval once, with its percentiles, and
+// sums the totals from the in-memory histograms (what sumIntervals would
+// decode again).
+func (m *merger) encode() {
+	out := m.out
 	out.latency = map[string]*hdrhistogram.Histogram{}
 	out.service = map[string]*hdrhistogram.Histogram{}
 	for _, tag := range out.tags() {
 		out.latency[tag], out.service[tag] = newHist(), newHist()
 	}
 	for i := range out.Intervals {
-		iv, m := &out.Intervals[i], &merged[i]
+		iv, sums := &out.Intervals[i], &m.merged[i]
 		var total *hdrhistogram.Histogram
 		for k, p := range [2]struct {
 			src map[string]*histSum
 			dst map[string]string
 			tot map[string]*hdrhistogram.Histogram
-		}{{m.latency, iv.Latency, out.latency}, {m.service, iv.Service, out.service}} {
+		}{{sums.latency, iv.Latency, out.latency}, {sums.service, iv.Service, out.service}} {
 			for tag, sum := range p.src {
 				h := sum.histogram()
 				if k == 0 && tag == TotalTag {
@@ -576,7 +618,7 @@ func Merge(results ...*Result) (*Result, error) {
 			iv.P50, iv.P90 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90))
 			iv.P99, iv.Max = ms(h.ValueAtQuantile(99)), ms(h.Max())
 		}
-		if h := m.lateness.histogram(); h != nil {
+		if h := sums.lateness.histogram(); h != nil {
 			iv.Lateness = encodeHist(h)
 			if out.lateness == nil {
 				out.lateness = newHist()
@@ -586,16 +628,6 @@ func Merge(results ...*Result) (*Result, error) {
 				iv.LatenessP50, iv.LatenessP99 = ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(99))
 			}
 		}
-		merged[i] = hists{} // let the interval's histograms go
+		m.merged[i] = intervalSums{} // let the interval's histograms go
 	}
-	secs := out.Summary.DurationSeconds
-	for i := range out.Summary.Labels {
-		l := &out.Summary.Labels[i]
-		l.finish(out.latency[l.Tag], out.service[l.Tag], secs)
-	}
-	out.Summary.Total.finish(out.latency[TotalTag], out.service[TotalTag], secs)
-	if h := out.Lateness(); h != nil {
-		out.Summary.Lateness = StatsOf(h)
-	}
-	return out, nil
 }

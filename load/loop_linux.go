@@ -44,6 +44,13 @@ import (
 // response. With every connection busy, overdue tickets wait as a count,
 // and a connection that frees takes the next one at once: their latency
 // still runs from their due time.
+//
+// The loop is one file on purpose, read from the top: its setup, the
+// loop and its waits, then a request's life in order (begin, dial,
+// write, event, read, complete, finish, the iteration's end), then the
+// timeout scan and the timer heap. Every step moves the same lconn and
+// user state machine and hands it to the next; split across files, a
+// step would sit away from the transitions it depends on.
 const (
 	maxScanEvery = 50 * time.Millisecond
 	minScanEvery = time.Millisecond
@@ -724,6 +731,17 @@ func (l *loop) event(c *lconn, ev uint32) {
 // come after it are a new edge, so the wait never looks at a socket
 // again only to find it empty (a level-triggered one is polled once
 // more after every event).
+//
+// The tick engine's read (tick.go) is its twin, kept apart on purpose:
+// this is the hottest path of both engines, and one reader for the two
+// would reach its engine (broken, complete, finish) and its connection
+// type through an interface, an indirect call per read and per response,
+// or return a code that each engine would switch on again, as long as
+// what it replaces. The two also differ where it matters: this one stamps
+// a failure when it happens and stops at a short read (edge-triggered
+// sockets); the tick engine stamps its wake's time and reads until the
+// socket is empty. hostile_test.go runs every malformed response through
+// both engines, so they cannot drift unnoticed.
 func (l *loop) read(c *lconn) {
 	for {
 		n, oobn, err := l.msg.recvmsg(c.fd, l.rbuf, l.oob)

@@ -416,6 +416,9 @@ func (e *tickEngine) poll(now time.Time, waitMs int) {
 	}
 }
 
+// read reads what has arrived on c until the socket is empty, timing
+// failures at now, the wake's time. It is the twin of the event loop's
+// read (loop_linux.go), which says why the two are not one function.
 func (e *tickEngine) read(c *tconn, now time.Time) {
 	for {
 		n, oobn, err := e.msg.recvmsg(c.fd, e.rbuf, e.oob)

@@ -1,5 +1,6 @@
-// Package workloads embeds the contract's data files (schemas, SQL, audits,
-// default scenarios) so the showdown binary carries them wherever it runs.
+// Package workloads embeds the contract's data files: schemas, SQL,
+// audits and default scenarios, so the showdown binary carries them
+// wherever it runs.
 package workloads
 
 import (

@@ -25,9 +25,45 @@ type attackPlan struct {
 
 // plan checks every flag at once and builds the attack.
 func (f *attackFlags) plan(args []string) (*attackPlan, error) {
-	var errs []error
 	p := &attackPlan{out: f.out, latency: f.latency}
+	errs, err := f.target(p, args)
+	if err != nil {
+		return nil, err
+	}
+	errs = append(errs, f.model(p)...)
+	errs = append(errs, f.options(p)...)
+	if f.out != "" && !f.force {
+		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
+			errs = append(errs, fmt.Errorf("--out %s: the folder is not empty (%d entries); choose another, or add --force to write into it", f.out, len(entries)))
+		}
+	}
+	if f.shard != "" {
+		s, err := load.ParseShard(f.shard)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--%w", err))
+		}
+		p.opts = append(p.opts, load.WithShard(s))
+	}
 	hint := "run 'showdown help attack' for the flags"
+	for _, e := range f.failIf {
+		t, err := load.ParseThreshold(e)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--fail-if: %w", err))
+			hint = "--fail-if takes " + load.ThresholdSyntax
+			continue
+		}
+		p.thresholds = append(p.thresholds, t)
+	}
+	if len(errs) > 0 {
+		return nil, usageError{err: errors.Join(errs...), hint: hint}
+	}
+	return p, nil
+}
+
+// target sets what is attacked: the steps of --scenario, or one URL with
+// its method, body and headers. A scenario file that does not parse is
+// the error at once (its own errors are located).
+func (f *attackFlags) target(p *attackPlan, args []string) (errs []error, err error) {
 	switch {
 	case f.scenario != "" && len(args) > 0:
 		errs = append(errs, errors.New("give either a URL or --scenario, not both"))
@@ -54,28 +90,8 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 			p.setup = sc
 		}
 	case len(args) == 1:
-		t := &load.Target{Method: strings.ToUpper(f.method), URL: args[0], Body: []byte(f.body)}
-		if f.bodyFile != "" {
-			if f.body != "" {
-				errs = append(errs, errors.New("--body and --body-file: give one of them"))
-			}
-			b, err := os.ReadFile(f.bodyFile)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("--body-file: %w", err))
-			}
-			t.Body = b
-		}
-		for _, h := range f.headers {
-			name, value, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(name) == "" {
-				errs = append(errs, fmt.Errorf("--header %q: want 'Name: value'", h))
-				continue
-			}
-			t.Header = append(t.Header, load.HeaderField{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
-		}
-		if err := t.Validate(); err != nil {
-			errs = append(errs, err)
-		}
+		t, terrs := f.url(args[0])
+		errs = append(errs, terrs...)
 		p.sc, p.target = t, args[0]
 	case len(args) > 1:
 		errs = append(errs, fmt.Errorf("one URL expected, got %d arguments", len(args)))
@@ -85,7 +101,41 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 	if f.scenario == "" && (f.baseURL != "" || len(f.vars) > 0) {
 		errs = append(errs, errors.New("--base-url and --var only apply to --scenario"))
 	}
+	return errs, nil
+}
 
+// url is the one request sent to u: the method, the body (--body or
+// --body-file) and the headers.
+func (f *attackFlags) url(u string) (*load.Target, []error) {
+	var errs []error
+	t := &load.Target{Method: strings.ToUpper(f.method), URL: u, Body: []byte(f.body)}
+	if f.bodyFile != "" {
+		if f.body != "" {
+			errs = append(errs, errors.New("--body and --body-file: give one of them"))
+		}
+		b, err := os.ReadFile(f.bodyFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--body-file: %w", err))
+		}
+		t.Body = b
+	}
+	for _, h := range f.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			errs = append(errs, fmt.Errorf("--header %q: want 'Name: value'", h))
+			continue
+		}
+		t.Header = append(t.Header, load.HeaderField{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	if err := t.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return t, errs
+}
+
+// model sets the load model: open (--rate) or closed (--users).
+func (f *attackFlags) model(p *attackPlan) []error {
+	var errs []error
 	switch {
 	case f.rate != "" && f.users > 0:
 		errs = append(errs, errors.New("--rate (open model) and --users (closed model) exclude each other"))
@@ -116,6 +166,13 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 	if f.users < 0 {
 		errs = append(errs, errors.New("--users: must be > 0"))
 	}
+	return errs
+}
+
+// options sets the engine's options: timeout, in-flight cap, warm-up,
+// pacing and the response limits.
+func (f *attackFlags) options(p *attackPlan) []error {
+	var errs []error
 	if f.maxInflight <= 0 {
 		errs = append(errs, errors.New("--max-inflight: must be > 0"))
 	}
@@ -145,33 +202,5 @@ func (f *attackFlags) plan(args []string) (*attackPlan, error) {
 		}
 	}
 	p.opts = append(p.opts, load.WithLimits(lim))
-	if f.out != "" && !f.force {
-		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
-			errs = append(errs, fmt.Errorf("--out %s: the folder is not empty (%d entries); choose another, or add --force to write into it", f.out, len(entries)))
-		}
-	}
-	if f.shard != "" {
-		s, err := load.ParseShard(f.shard)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--%w", err))
-		}
-		p.opts = append(p.opts, load.WithShard(s))
-	}
-	badThreshold := false
-	for _, e := range f.failIf {
-		t, err := load.ParseThreshold(e)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--fail-if: %w", err))
-			badThreshold = true
-			continue
-		}
-		p.thresholds = append(p.thresholds, t)
-	}
-	if len(errs) > 0 {
-		if badThreshold {
-			hint = "--fail-if takes " + load.ThresholdSyntax
-		}
-		return nil, usageError{err: errors.Join(errs...), hint: hint}
-	}
-	return p, nil
+	return errs
 }

@@ -95,3 +95,37 @@ the folder each comes from, and checks their manifests.`)
 	}
 	return nil
 }
+
+// discover reads the manifests under root's services/ and, when name is
+// a folder (./our-service), that folder's; folder says whether it is.
+func discover(root, name string) (all []*service.Manifest, folder bool, derr error) {
+	var dirs []string
+	if service.IsFolder(name) {
+		dirs = append(dirs, name)
+	}
+	all, derr = service.Discover(root, dirs...)
+	return all, len(dirs) > 0, derr
+}
+
+// findService is the stack a --service names among all (what discover
+// read; derr its problems): a folder's own problems come first, located
+// with their hint; an unknown name says how to list the stacks. up and
+// verify look a stack up through it.
+func findService(all []*service.Manifest, name string, folder bool, derr error) (*service.Manifest, error) {
+	m, err := service.Find(all, name)
+	switch {
+	case err == nil:
+		return m, nil
+	case derr != nil && folder:
+		return nil, derr
+	case derr != nil:
+		return nil, fmt.Errorf("%w\n%v", err, derr)
+	}
+	return nil, usageError{err: err, hint: hintOf(err, "run 'showdown services' for the list")}
+}
+
+// notServed is the usage error of asking m for a workload it does not
+// serve.
+func notServed(m *service.Manifest, w string) error {
+	return usageError{err: fmt.Errorf("%s does not serve workload %s", m.Name, w), hint: m.Name + " serves " + strings.Join(m.Workloads, ", ")}
+}

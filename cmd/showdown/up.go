@@ -112,27 +112,17 @@ settings.`)
 		prep = db.PrepareOptions{SKURows: d.SKURows, Seed: d.Seed, NoSKUIndex: d.SKUIndex != nil && !*d.SKUIndex}
 		maxConns = d.MaxConnections
 	} else {
-		var dirs []string
-		if service.IsFolder(*name) {
-			dirs = append(dirs, *name)
-		}
-		all, derr := service.Discover(root, dirs...)
-		m, err := service.Find(all, *name)
+		all, folder, derr := discover(root, *name)
+		m, err := findService(all, *name, folder, derr)
 		if err != nil {
-			if derr != nil && len(dirs) > 0 {
-				return derr // the folder's own problems, located, with their hint
-			}
-			if derr != nil {
-				return fmt.Errorf("%w\n%v", err, derr)
-			}
-			return usageError{err: err, hint: hintOf(err, "run 'showdown services' for the list")}
+			return err
 		}
 		if len(ws) == 0 {
 			ws = m.Workloads
 		}
 		for _, w := range ws {
 			if !m.Supports(w) {
-				return usageError{err: fmt.Errorf("%s does not serve workload %s", m.Name, w), hint: m.Name + " serves " + strings.Join(m.Workloads, ", ")}
+				return notServed(m, w)
 			}
 		}
 		env := map[string]string{"DB_POOL_SIZE": strconv.Itoa(workloads.DefaultPoolSize), "LOG_REQUESTS": "false"}

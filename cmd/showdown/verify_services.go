@@ -28,39 +28,76 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	var dirs []string
-	if service.IsFolder(o.service) {
-		dirs = append(dirs, o.service)
+	targets, derr, err := verifyTargets(st, o, root)
+	if err != nil {
+		return err
 	}
-	all, derr := service.Discover(root, dirs...)
-	var targets []*service.Manifest
-	if o.service == "all" {
-		if derr != nil {
-			// A broken manifest is a failure of the whole tree; check the
-			// valid ones anyway so every problem shows at once.
-			fmt.Fprintln(st.stderr, derr)
-		}
-		if len(all) == 0 {
-			return fmt.Errorf("no valid manifest under %s/services/*/%s", root, service.ManifestFile)
-		}
-		targets = all
-	} else {
-		m, err := service.Find(all, o.service)
+	wls, every, err := verifyWorkloads(o, targets)
+	if err != nil {
+		return err
+	}
+	b := &verifyBatch{st: st, o: o, targets: targets, wls: wls, out: io.Discard}
+	if o.verbose {
+		b.out = st.stderr
+	}
+	built, err := b.build()
+	if err != nil {
+		return err
+	}
+	if o.faults {
+		return verifyFaults(st, o, targets, wls, built, b.broken, b.out)
+	}
+
+	dbs, err := verifyDatabases(ctx, st.stderr, stack.Engines(every))
+	if err != nil {
+		return err
+	}
+	defer dbs.Stop()
+	t, err := b.check(dbs, built)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(st.stdout, t.summary())
+	if ctx.Err() != nil {
+		return nil // the deferred check turns this into exitInterrupted
+	}
+	if len(b.broken) > 0 {
+		return exitError{code: exitFailure, err: fmt.Errorf("could not build or start: %s (errors above)", strings.Join(b.broken, ", "))}
+	}
+	if derr != nil && o.service == "all" {
+		return exitError{code: exitFailure, err: errors.New("some manifests are invalid (listed above)")}
+	}
+	return verifyOutcome(st, t)
+}
+
+// verifyTargets are the services --service selects: one, or all; derr
+// holds the manifests' problems, which with all are printed and the
+// valid manifests checked anyway.
+func verifyTargets(st *state, o verifyOptions, root string) (targets []*service.Manifest, derr, err error) {
+	all, folder, derr := discover(root, o.service)
+	if o.service != "all" {
+		m, err := findService(all, o.service, folder, derr)
 		if err != nil {
-			if derr != nil && len(dirs) > 0 {
-				return derr // the folder's own problems, located, with their hint
-			}
-			if derr != nil {
-				return fmt.Errorf("%w\n%v", err, derr)
-			}
-			return usageError{err: err, hint: hintOf(err, "run 'showdown services' for the list")}
+			return nil, derr, err
 		}
-		targets = []*service.Manifest{m}
+		return []*service.Manifest{m}, derr, nil
 	}
-	// The workloads of each service: the flag's, all of which it must serve
-	// (with one service), or what each serves (with all).
-	wls := map[string][]string{}
-	var every []string
+	if derr != nil {
+		// A broken manifest is a failure of the whole tree; check the
+		// valid ones anyway so every problem shows at once.
+		fmt.Fprintln(st.stderr, derr)
+	}
+	if len(all) == 0 {
+		return nil, derr, fmt.Errorf("no valid manifest under %s/services/*/%s", root, service.ManifestFile)
+	}
+	return all, derr, nil
+}
+
+// verifyWorkloads are the workloads of each service: the flag's, all of
+// which it must serve (with one service), or what each serves (with
+// all); every lists them all.
+func verifyWorkloads(o verifyOptions, targets []*service.Manifest) (wls map[string][]string, every []string, err error) {
+	wls = map[string][]string{}
 	for _, m := range targets {
 		ws := m.Workloads
 		if len(o.workloads) > 0 {
@@ -69,47 +106,63 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 				if m.Supports(w) {
 					ws = append(ws, w)
 				} else if len(targets) == 1 {
-					return usageError{err: fmt.Errorf("%s does not serve workload %s", m.Name, w), hint: m.Name + " serves " + strings.Join(m.Workloads, ", ")}
+					return nil, nil, notServed(m, w)
 				}
 			}
 		}
 		wls[m.Name] = ws
 		every = append(every, ws...)
 	}
+	return wls, every, nil
+}
 
-	var out io.Writer = io.Discard
-	if o.verbose {
-		out = st.stderr
+// verifyBatch is one verify of the selected services: what each is
+// checked on (wls), and those that could not be built or started.
+type verifyBatch struct {
+	st      *state
+	o       verifyOptions
+	targets []*service.Manifest
+	wls     map[string][]string
+	broken  []string
+	// out takes the builds' and services' output (-v), or nothing.
+	out io.Writer
+}
+
+// failed records that m could not be built or started: with several
+// services it is reported and the others are still checked (nil); with
+// one, or after an interrupt, it is the error.
+func (b *verifyBatch) failed(m *service.Manifest, err error) error {
+	st := b.st
+	if len(b.targets) == 1 || st.ctx.Err() != nil {
+		return err
 	}
-	// With several services, one that cannot be built or started is
-	// reported and the others are still checked; with one, it is the error.
-	var broken []string
-	brokenErr := func(m *service.Manifest, err error) error {
-		if len(targets) == 1 || ctx.Err() != nil {
-			return err
-		}
-		fmt.Fprintf(st.stderr, "showdown: %v\n", err)
-		var h interface{ Hint() string }
-		if errors.As(err, &h) && h.Hint() != "" {
-			fmt.Fprintf(st.stderr, "hint: %s\n", h.Hint())
-		}
-		broken = append(broken, m.Name)
-		return nil
+	fmt.Fprintf(st.stderr, "showdown: %v\n", err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(st.stderr, "hint: %s\n", h.Hint())
 	}
+	b.broken = append(b.broken, m.Name)
+	return nil
+}
+
+// build builds each service that has workloads to check; it returns
+// those built.
+func (b *verifyBatch) build() (map[string]bool, error) {
+	st, verbose := b.st, b.o.verbose
 	built := map[string]bool{}
-	for _, m := range targets {
-		if len(wls[m.Name]) == 0 {
+	for _, m := range b.targets {
+		if len(b.wls[m.Name]) == 0 {
 			continue
 		}
 		// "building x" then " (cached)" or " (12.3s)" on the same line,
 		// unless the build's own output (-v) comes in between.
 		fmt.Fprintf(st.stderr, "building %s", m.Name)
-		if o.verbose {
+		if verbose {
 			fmt.Fprintln(st.stderr)
 		}
-		res, err := m.Build(ctx, out)
-		if !o.verbose || err == nil {
-			if o.verbose {
+		res, err := m.Build(st.ctx, b.out)
+		if !verbose || err == nil {
+			if verbose {
 				fmt.Fprintf(st.stderr, "built %s", m.Name)
 			}
 			switch {
@@ -122,55 +175,42 @@ func verifyServices(st *state, o verifyOptions) (err error) {
 			}
 		}
 		if err != nil {
-			if err := brokenErr(m, err); err != nil {
-				return err
+			if err := b.failed(m, err); err != nil {
+				return nil, err
 			}
 			continue
 		}
 		built[m.Name] = true
 	}
-	if o.faults {
-		return verifyFaults(st, o, targets, wls, built, broken, out)
-	}
+	return built, nil
+}
 
-	dbs, err := verifyDatabases(ctx, st.stderr, stack.Engines(every))
-	if err != nil {
-		return err
-	}
-	defer dbs.Stop()
-
+// check runs the suite against each service built, one at a time, and
+// tallies the checks.
+func (b *verifyBatch) check(dbs *stack.Databases, built map[string]bool) (*tally, error) {
+	st := b.st
 	t := &tally{w: st.stdout}
-	for _, m := range targets {
-		if len(targets) > 1 {
+	for _, m := range b.targets {
+		if len(b.targets) > 1 {
 			t.service = m.Name
 		}
-		if len(wls[m.Name]) == 0 {
-			fmt.Fprintf(st.stderr, "skipping %s: it serves none of %s\n", m.Name, strings.Join(o.workloads, ", "))
+		if len(b.wls[m.Name]) == 0 {
+			fmt.Fprintf(st.stderr, "skipping %s: it serves none of %s\n", m.Name, strings.Join(b.o.workloads, ", "))
 			continue
 		}
 		if !built[m.Name] {
 			continue
 		}
-		if err := verifyOne(st, o, m, wls[m.Name], dbs, out, t); err != nil {
-			if err := brokenErr(m, err); err != nil {
-				return err
+		if err := verifyOne(st, b.o, m, b.wls[m.Name], dbs, b.out, t); err != nil {
+			if err := b.failed(m, err); err != nil {
+				return nil, err
 			}
 		}
-		if ctx.Err() != nil {
+		if st.ctx.Err() != nil {
 			break
 		}
 	}
-	fmt.Fprintln(st.stdout, t.summary())
-	if ctx.Err() != nil {
-		return nil // the deferred check turns this into exitInterrupted
-	}
-	if len(broken) > 0 {
-		return exitError{code: exitFailure, err: fmt.Errorf("could not build or start: %s (errors above)", strings.Join(broken, ", "))}
-	}
-	if derr != nil && o.service == "all" {
-		return exitError{code: exitFailure, err: errors.New("some manifests are invalid (listed above)")}
-	}
-	return verifyOutcome(st, t)
+	return t, nil
 }
 
 // verifyOne prepares the databases for m, starts it, runs the suite and

@@ -1,5 +1,5 @@
-// Package cgroup limits a service's CPU and memory the way the sources'
-// small boxes did (1 vCPU, 1 GiB), on one machine.
+// Package cgroup limits a service's CPU and memory and pins it to CPUs:
+// the way the sources' small boxes did (1 vCPU, 1 GiB), on one machine.
 //
 // A Group is a child of the control group showdown itself runs in (read
 // from /proc/self/cgroup), never elsewhere, and showdown never moves

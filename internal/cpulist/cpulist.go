@@ -1,4 +1,4 @@
-// Package cpulist reads CPU lists in taskset's form ("0", "1-3", "0,2"),
+// Package cpulist reads CPU lists in taskset's form: "0", "1-3", "0,2",
 // as plans name the CPUs of the service, the generator and the database;
 // the plan validates them and cgroup pins to them. It imports nothing of
 // the project.

@@ -79,19 +79,9 @@ func StartMariaDB(ctx context.Context, opts ...Option) (*MariaDB, error) {
 	s := &server{engine: "MariaDB", o: o, cred: cred, stopSig: syscall.SIGTERM,
 		bindFail: []string{"Address already in use", "Can't start server: Bind on TCP/IP port"}}
 	m := &MariaDB{server: s}
-	if m.password, err = secret(); err != nil {
-		return nil, err
-	}
-	if m.root, err = secret(); err != nil {
-		return nil, err
-	}
 	ok := false
-	defer func() {
-		if !ok {
-			_ = s.stop()
-		}
-	}()
-	if err := s.makeDir("showdown-mariadb-"); err != nil {
+	defer s.stopUnless(&ok)
+	if m.password, m.root, err = s.begin("showdown-mariadb-"); err != nil {
 		return nil, err
 	}
 	// root keeps localhost (the socket) and 127.0.0.1, both with a

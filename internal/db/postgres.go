@@ -98,19 +98,9 @@ func StartPostgres(ctx context.Context, opts ...Option) (*Postgres, error) {
 	s := &server{engine: "PostgreSQL", o: o, cred: cred, stopSig: syscall.SIGINT,
 		bindFail: []string{"could not bind", "Address already in use", "could not create any TCP/IP sockets"}}
 	p := &Postgres{server: s, stats: o.statementStats}
-	if p.password, err = secret(); err != nil {
-		return nil, err
-	}
-	if p.admin, err = secret(); err != nil {
-		return nil, err
-	}
 	ok := false
-	defer func() {
-		if !ok {
-			_ = s.stop()
-		}
-	}()
-	if err := s.makeDir("showdown-pg-"); err != nil {
+	defer s.stopUnless(&ok)
+	if p.password, p.admin, err = s.begin("showdown-pg-"); err != nil {
 		return nil, err
 	}
 	pw, err := s.writeFile("pwfile", p.admin+"\n")

@@ -113,6 +113,27 @@ var privatePrefixes = []string{"showdown-pg-", "showdown-mariadb-"}
 // "PID START", START being field 22 of /proc/PID/stat.
 const ownerFile = "owner"
 
+// begin makes a new server's two passwords, the service's and the
+// harness's own, and its private directory (makeDir with prefix): the
+// first steps of StartPostgres and StartMariaDB, which defer stopUnless
+// before it so that a start that fails leaves nothing behind.
+func (s *server) begin(prefix string) (service, admin string, err error) {
+	if service, err = secret(); err != nil {
+		return "", "", err
+	}
+	if admin, err = secret(); err != nil {
+		return "", "", err
+	}
+	return service, admin, s.makeDir(prefix)
+}
+
+// stopUnless stops the server and removes its directory unless started.
+func (s *server) stopUnless(started *bool) {
+	if !*started {
+		_ = s.stop()
+	}
+}
+
 // makeDir removes what crashed runs left under parent (removeStale), then
 // creates the private directory there, owned by cred's user, and records
 // this process as its owner.

@@ -1,5 +1,5 @@
-// Package design holds the ways a plan's measurements can be run, one
-// type each, as values the lab conducts: interleaved rounds over warm
+// Package design holds the ways a plan's measurements can be run: one
+// type each, as values the lab conducts, for interleaved rounds over warm
 // services (Rounds), the capacity search at an objective (Capacity) and
 // fresh starts one after another (Sequential). The lab keeps what every
 // design shares: builds, databases, the machine's noise, starting,

@@ -1,6 +1,6 @@
-// Package images builds a container image per implementation, from the
-// COPY-only Containerfile its service folder carries, and one for showdown
-// itself, so they build where no container can run. The harness owns the
+// Package images builds the container images: one per implementation,
+// from the COPY-only Containerfile its service folder carries, and one
+// for showdown itself, so they build where no container can run. The harness owns the
 // shared bases the recipes build on (minimal Debian file systems made
 // locally and imported, a jlinked JRE, node) and the recipes' discovery.
 package images

@@ -1,7 +1,8 @@
 // Package jmx translates a JMeter 5 test plan (.jmx) into a showdown
-// scenario and the load settings of its thread group, and lists every
-// element it could not translate with its name, type and line, so a user
-// coming from JMeter can bring a plan and see what it becomes.
+// scenario: the steps and the load settings of its thread group, with
+// every element it could not translate listed by its name, type and
+// line, so a user coming from JMeter can bring a plan and see what it
+// becomes.
 //
 // What it translates: the Thread Group (threads, ramp-up, loops or
 // duration), a setUp Thread Group (the scenario's setup section), HTTP

@@ -1,7 +1,8 @@
-// Package located is the error type of every YAML file showdown reads
-// (plans, scenarios, service manifests): a problem located by file, line,
-// column and field, with a hint of what to do, and the list of them that
-// a parser returns so that every mistake is reported at once.
+// Package located is the one error type of every YAML file showdown
+// reads: a problem in a plan, scenario or service manifest, located by
+// file, line, column and field, with a hint of what to do, and the list
+// of them that a parser returns so that every mistake is reported at
+// once.
 package located
 
 import (

@@ -26,6 +26,12 @@ const DefaultInterval = time.Second
 var ErrGone = errors.New("monitor: process is gone")
 
 // Sample is one reading of a process tree.
+//
+// results.ResourceSample mirrors it field for field, on purpose: the
+// results model may not import the sampler (a report would link /proc
+// code; importRules in internal/imports_test.go), so the lab converts
+// one to the other (results.ResourceSample(s)), a conversion that stops
+// compiling the day the two differ. A field added here is added there.
 type Sample struct {
 	// Time is when the reading was taken.
 	Time time.Time

@@ -38,6 +38,12 @@ const WorkingSet = 4 << 20
 const DefaultSeconds = stats.DefaultSteadyWindow + 1
 
 // Floor is the machine's own per-second variation.
+//
+// results.NoiseFloor mirrors it field for field, on purpose: the results
+// model may not import the probe (importRules in internal/imports_test.go),
+// so the command converts one to the other (results.NoiseFloor(f)), a
+// conversion that stops compiling the day the two differ. A field added
+// here is added there.
 type Floor struct {
 	// Seconds measured (the first is dropped from the figures).
 	Seconds int `json:"seconds"`

@@ -140,165 +140,216 @@ func trimZeros(s string) string {
 
 func f1(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
 
-// render draws the chart as an inline SVG element.
+// render draws the chart as an inline SVG element: the legend, each
+// panel from the top, then the x axis under them all and the hover bands.
 func (c *chart) render() string {
-	var b strings.Builder
-	width := c.width
-	if width == 0 {
-		width = chartWidth
+	v := &canvas{c: c, width: c.width}
+	if v.width == 0 {
+		v.width = chartWidth
 	}
-	// The legend wraps onto more rows where it is wider than the chart.
-	type placed struct{ x, y float64 }
-	var at []placed
-	lx, ly := float64(marginLeft), 12.0
-	for _, it := range c.legend {
-		w := 40 + 6.6*float64(len([]rune(it.name)))
-		if c.wrapLegend && lx > marginLeft && lx+w-14 > width-marginRight {
-			lx, ly = marginLeft, ly+legendRow
-		}
-		at = append(at, placed{lx, ly})
-		lx += w
-	}
-	extra := ly - 12 // the legend's rows beyond the first
-	height := legendRow + 8.0 + extra
+	v.placeLegend()
+	height := legendRow + 8.0 + v.extra
 	for _, p := range c.panels {
 		height += p.height + panelGap
 	}
 	height += axisBottom - panelGap
-	// x range
-	xlo, xhi := math.Inf(1), math.Inf(-1)
-	if c.categories != nil {
-		xlo, xhi = -0.5, float64(len(c.categories))-0.5
-	} else {
-		for _, p := range c.panels {
-			for _, s := range p.lines {
-				for i, x := range s.xs {
-					if !math.IsNaN(s.ys[i]) {
-						xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
-					}
-				}
-			}
-		}
-		if math.IsInf(xlo, 0) {
-			xlo, xhi = 0, 1
-		}
-		if xhi == xlo {
-			xhi = xlo + 1
-		}
-	}
-	plotW := width - marginLeft - marginRight
-	xmap := func(x float64) float64 {
-		if c.xLog {
-			return marginLeft + plotW*(math.Log10(x)-math.Log10(xlo))/(math.Log10(xhi)-math.Log10(xlo))
-		}
-		return marginLeft + plotW*(x-xlo)/(xhi-xlo)
-	}
-	fmt.Fprintf(&b, `<svg class="chart" id="%s" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, c.id, f1(width), f1(height), html.EscapeString(c.title))
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(c.title))
-	// legend
-	for i, it := range c.legend {
-		lx, ly := at[i].x, at[i].y
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`, f1(lx), f1(ly), f1(lx+22), f1(ly), it.color, dashAttr(it.style))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" class="lg">%s</text>`, f1(lx+27), f1(ly+4), html.EscapeString(it.name))
-	}
-	top := float64(legendRow+8) + extra
+	v.xlo, v.xhi = c.xRange()
+	v.plotW = v.width - marginLeft - marginRight
+	b := &v.b
+	fmt.Fprintf(b, `<svg class="chart" id="%s" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, c.id, f1(v.width), f1(height), html.EscapeString(c.title))
+	fmt.Fprintf(b, `<title>%s</title>`, html.EscapeString(c.title))
+	v.legend()
+	top := float64(legendRow+8) + v.extra
 	var panelTop []float64
-	for pi, p := range c.panels {
+	for _, p := range c.panels {
 		panelTop = append(panelTop, top)
-		ylo, yhi := math.Inf(1), math.Inf(-1)
-		for _, s := range p.lines {
-			for i, y := range s.ys {
-				if math.IsNaN(y) || (p.yLog && y <= 0) {
-					continue
-				}
-				ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
-				if s.hi != nil && !math.IsNaN(s.hi[i]) {
-					yhi = math.Max(yhi, s.hi[i])
-				}
-			}
-		}
-		if math.IsInf(ylo, 0) {
-			ylo, yhi = 0, 1
-		}
-		var yt []float64
-		if p.yLog {
-			yt = logTicks(ylo, yhi)
-			ylo, yhi = yt[0], yt[len(yt)-1]
-			if ylo == yhi {
-				yhi = ylo * 10
-			}
-		} else {
-			ylo = math.Min(0, ylo)
-			if yhi <= ylo {
-				yhi = ylo + 1
-			}
-			yt = niceTicks(ylo, yhi, 4)
-			yhi = math.Max(yhi, yt[len(yt)-1])
-		}
-		ymap := func(y float64) float64 {
-			if p.yLog {
-				if y <= 0 {
-					y = ylo
-				}
-				return top + p.height*(1-(math.Log10(y)-math.Log10(ylo))/(math.Log10(yhi)-math.Log10(ylo)))
-			}
-			return top + p.height*(1-(y-ylo)/(yhi-ylo))
-		}
-		fmt.Fprintf(&b, `<rect x="%d" y="%s" width="%s" height="%s" class="pa"/>`, marginLeft, f1(top), f1(plotW), f1(p.height))
-		yf := p.yFmt
-		if yf == nil {
-			yf = num
-		}
-		for _, t := range yt {
-			y := ymap(t)
-			fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%s" y2="%s" class="gr"/><text x="%d" y="%s" class="yt">%s</text>`,
-				marginLeft, f1(y), f1(marginLeft+plotW), f1(y), marginLeft-5, f1(y+4), html.EscapeString(yf(t)))
-		}
-		fmt.Fprintf(&b, `<text class="al" transform="translate(14 %s) rotate(-90)">%s</text>`, f1(top+p.height/2), html.EscapeString(p.yLabel))
-		for _, s := range p.lines {
-			var d strings.Builder
-			pen := false
-			for i, x := range s.xs {
-				y := s.ys[i]
-				if math.IsNaN(y) || (p.yLog && y <= 0) {
-					pen = false
-					continue
-				}
-				if pen {
-					d.WriteString("L")
-				} else {
-					d.WriteString("M")
-				}
-				d.WriteString(f1(xmap(x)) + " " + f1(ymap(y)))
-				pen = true
-			}
-			if d.Len() > 0 {
-				w := "2"
-				if s.style == "thin" {
-					w = "1.2"
-				}
-				fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="%s"%s><title>%s</title></path>`, d.String(), s.color, w, dashAttr(s.style), html.EscapeString(s.name))
-			}
-			for i, x := range s.xs {
-				if s.lo != nil && !math.IsNaN(s.lo[i]) && !math.IsNaN(s.hi[i]) && s.hi[i] > s.lo[i] {
-					X := f1(xmap(x))
-					fmt.Fprintf(&b, `<path d="M%s %sV%sM%s %sh8M%s %sh8" stroke="%s" stroke-width="1.3" transform="translate(0 0)"/>`,
-						X, f1(ymap(s.lo[i])), f1(ymap(s.hi[i])), f1(xmap(x)-4), f1(ymap(s.lo[i])), f1(xmap(x)-4), f1(ymap(s.hi[i])), s.color)
-				}
-				if s.marks && !math.IsNaN(s.ys[i]) {
-					tip := s.name
-					if i < len(s.tips) {
-						tip = s.tips[i]
-					}
-					fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>`, f1(xmap(x)), f1(ymap(s.ys[i])), s.color, html.EscapeString(tip))
-				}
-			}
-		}
+		v.panel(p, top)
 		top += p.height + panelGap
-		_ = pi
 	}
 	bottom := top - panelGap
-	// x axis
+	v.xAxis(panelTop, bottom)
+	v.bands(bottom)
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// canvas is one drawing of a chart: the SVG so far, the plot's width and
+// x range, and where each legend entry goes.
+type canvas struct {
+	b            strings.Builder
+	c            *chart
+	width, plotW float64
+	xlo, xhi     float64
+	// at is each legend entry's place; extra the legend's height beyond
+	// its first row.
+	at    []struct{ x, y float64 }
+	extra float64
+}
+
+// placeLegend places the legend's entries; it wraps onto more rows
+// where it is wider than the chart.
+func (v *canvas) placeLegend() {
+	lx, ly := float64(marginLeft), 12.0
+	for _, it := range v.c.legend {
+		w := 40 + 6.6*float64(len([]rune(it.name)))
+		if v.c.wrapLegend && lx > marginLeft && lx+w-14 > v.width-marginRight {
+			lx, ly = marginLeft, ly+legendRow
+		}
+		v.at = append(v.at, struct{ x, y float64 }{lx, ly})
+		lx += w
+	}
+	v.extra = ly - 12
+}
+
+// xRange is the x axis's range: the categories', or the lines' points.
+func (c *chart) xRange() (xlo, xhi float64) {
+	if c.categories != nil {
+		return -0.5, float64(len(c.categories)) - 0.5
+	}
+	xlo, xhi = math.Inf(1), math.Inf(-1)
+	for _, p := range c.panels {
+		for _, s := range p.lines {
+			for i, x := range s.xs {
+				if !math.IsNaN(s.ys[i]) {
+					xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
+				}
+			}
+		}
+	}
+	if math.IsInf(xlo, 0) {
+		xlo, xhi = 0, 1
+	}
+	if xhi == xlo {
+		xhi = xlo + 1
+	}
+	return xlo, xhi
+}
+
+// x maps an x value to the SVG's x.
+func (v *canvas) x(x float64) float64 {
+	if v.c.xLog {
+		return marginLeft + v.plotW*(math.Log10(x)-math.Log10(v.xlo))/(math.Log10(v.xhi)-math.Log10(v.xlo))
+	}
+	return marginLeft + v.plotW*(x-v.xlo)/(v.xhi-v.xlo)
+}
+
+func (v *canvas) legend() {
+	for i, it := range v.c.legend {
+		lx, ly := v.at[i].x, v.at[i].y
+		fmt.Fprintf(&v.b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`, f1(lx), f1(ly), f1(lx+22), f1(ly), it.color, dashAttr(it.style))
+		fmt.Fprintf(&v.b, `<text x="%s" y="%s" class="lg">%s</text>`, f1(lx+27), f1(ly+4), html.EscapeString(it.name))
+	}
+}
+
+// yRange is a panel's y range and its ticks: from zero, or by decades
+// on a log scale.
+func (p panel) yRange() (ylo, yhi float64, ticks []float64) {
+	ylo, yhi = math.Inf(1), math.Inf(-1)
+	for _, s := range p.lines {
+		for i, y := range s.ys {
+			if math.IsNaN(y) || (p.yLog && y <= 0) {
+				continue
+			}
+			ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+			if s.hi != nil && !math.IsNaN(s.hi[i]) {
+				yhi = math.Max(yhi, s.hi[i])
+			}
+		}
+	}
+	if math.IsInf(ylo, 0) {
+		ylo, yhi = 0, 1
+	}
+	if p.yLog {
+		ticks = logTicks(ylo, yhi)
+		ylo, yhi = ticks[0], ticks[len(ticks)-1]
+		if ylo == yhi {
+			yhi = ylo * 10
+		}
+		return ylo, yhi, ticks
+	}
+	ylo = math.Min(0, ylo)
+	if yhi <= ylo {
+		yhi = ylo + 1
+	}
+	ticks = niceTicks(ylo, yhi, 4)
+	return ylo, math.Max(yhi, ticks[len(ticks)-1]), ticks
+}
+
+// panel draws p with its top at top: its frame, y ticks and label, and
+// its lines.
+func (v *canvas) panel(p panel, top float64) {
+	ylo, yhi, yt := p.yRange()
+	ymap := func(y float64) float64 {
+		if p.yLog {
+			if y <= 0 {
+				y = ylo
+			}
+			return top + p.height*(1-(math.Log10(y)-math.Log10(ylo))/(math.Log10(yhi)-math.Log10(ylo)))
+		}
+		return top + p.height*(1-(y-ylo)/(yhi-ylo))
+	}
+	fmt.Fprintf(&v.b, `<rect x="%d" y="%s" width="%s" height="%s" class="pa"/>`, marginLeft, f1(top), f1(v.plotW), f1(p.height))
+	yf := p.yFmt
+	if yf == nil {
+		yf = num
+	}
+	for _, t := range yt {
+		y := ymap(t)
+		fmt.Fprintf(&v.b, `<line x1="%d" y1="%s" x2="%s" y2="%s" class="gr"/><text x="%d" y="%s" class="yt">%s</text>`,
+			marginLeft, f1(y), f1(marginLeft+v.plotW), f1(y), marginLeft-5, f1(y+4), html.EscapeString(yf(t)))
+	}
+	fmt.Fprintf(&v.b, `<text class="al" transform="translate(14 %s) rotate(-90)">%s</text>`, f1(top+p.height/2), html.EscapeString(p.yLabel))
+	for _, s := range p.lines {
+		v.line(s, p.yLog, ymap)
+	}
+}
+
+// line draws s: its path (broken where a value is missing), its
+// intervals and its marks with their tips.
+func (v *canvas) line(s series, yLog bool, ymap func(float64) float64) {
+	var d strings.Builder
+	pen := false
+	for i, x := range s.xs {
+		y := s.ys[i]
+		if math.IsNaN(y) || (yLog && y <= 0) {
+			pen = false
+			continue
+		}
+		if pen {
+			d.WriteString("L")
+		} else {
+			d.WriteString("M")
+		}
+		d.WriteString(f1(v.x(x)) + " " + f1(ymap(y)))
+		pen = true
+	}
+	if d.Len() > 0 {
+		w := "2"
+		if s.style == "thin" {
+			w = "1.2"
+		}
+		fmt.Fprintf(&v.b, `<path d="%s" fill="none" stroke="%s" stroke-width="%s"%s><title>%s</title></path>`, d.String(), s.color, w, dashAttr(s.style), html.EscapeString(s.name))
+	}
+	for i, x := range s.xs {
+		if s.lo != nil && !math.IsNaN(s.lo[i]) && !math.IsNaN(s.hi[i]) && s.hi[i] > s.lo[i] {
+			X := f1(v.x(x))
+			fmt.Fprintf(&v.b, `<path d="M%s %sV%sM%s %sh8M%s %sh8" stroke="%s" stroke-width="1.3" transform="translate(0 0)"/>`,
+				X, f1(ymap(s.lo[i])), f1(ymap(s.hi[i])), f1(v.x(x)-4), f1(ymap(s.lo[i])), f1(v.x(x)-4), f1(ymap(s.hi[i])), s.color)
+		}
+		if s.marks && !math.IsNaN(s.ys[i]) {
+			tip := s.name
+			if i < len(s.tips) {
+				tip = s.tips[i]
+			}
+			fmt.Fprintf(&v.b, `<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>`, f1(v.x(x)), f1(ymap(s.ys[i])), s.color, html.EscapeString(tip))
+		}
+	}
+}
+
+// xTicks are the x axis's ticks: the categories, the chart's own, or
+// round values.
+func (v *canvas) xTicks() []tick {
+	c := v.c
 	var xt []tick
 	switch {
 	case c.categories != nil:
@@ -312,33 +363,42 @@ func (c *chart) render() string {
 		if xf == nil {
 			xf = num
 		}
-		for _, v := range niceTicks(xlo, xhi, int(plotW/90)) {
-			if v >= xlo && v <= xhi && (!c.xInt || v == math.Trunc(v)) {
-				xt = append(xt, tick{v, xf(v)})
+		for _, t := range niceTicks(v.xlo, v.xhi, int(v.plotW/90)) {
+			if t >= v.xlo && t <= v.xhi && (!c.xInt || t == math.Trunc(t)) {
+				xt = append(xt, tick{t, xf(t)})
 			}
 		}
 	}
-	for _, t := range xt {
-		if t.v < xlo-1e-9 || t.v > xhi+1e-9 {
+	return xt
+}
+
+// xAxis draws the x ticks as grid lines through every panel, their
+// labels and the axis's label under bottom.
+func (v *canvas) xAxis(panelTop []float64, bottom float64) {
+	for _, t := range v.xTicks() {
+		if t.v < v.xlo-1e-9 || t.v > v.xhi+1e-9 {
 			continue
 		}
-		x := f1(xmap(t.v))
-		for i, p := range c.panels {
-			fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="gr"/>`, x, f1(panelTop[i]), x, f1(panelTop[i]+p.height))
+		x := f1(v.x(t.v))
+		for i, p := range v.c.panels {
+			fmt.Fprintf(&v.b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="gr"/>`, x, f1(panelTop[i]), x, f1(panelTop[i]+p.height))
 		}
-		fmt.Fprintf(&b, `<text x="%s" y="%s" class="xt">%s</text>`, x, f1(bottom+15), html.EscapeString(t.label))
+		fmt.Fprintf(&v.b, `<text x="%s" y="%s" class="xt">%s</text>`, x, f1(bottom+15), html.EscapeString(t.label))
 	}
-	fmt.Fprintf(&b, `<text x="%s" y="%s" class="al xl">%s</text>`, f1(marginLeft+plotW/2), f1(bottom+33), html.EscapeString(c.xLabel))
-	// hover bands
-	if len(c.bandX) > 1 {
-		step := xmap(c.bandX[1]) - xmap(c.bandX[0])
-		for i, x := range c.bandX {
-			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" class="hb"><title>%s</title></rect>`,
-				f1(xmap(x)-step/2), f1(legendRow+extra), f1(step), f1(bottom-legendRow-extra), html.EscapeString(c.bandTips[i]))
-		}
+	fmt.Fprintf(&v.b, `<text x="%s" y="%s" class="al xl">%s</text>`, f1(marginLeft+v.plotW/2), f1(bottom+33), html.EscapeString(v.c.xLabel))
+}
+
+// bands draws the hover bands: a tip half a step either side of each x.
+func (v *canvas) bands(bottom float64) {
+	c := v.c
+	if len(c.bandX) <= 1 {
+		return
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	step := v.x(c.bandX[1]) - v.x(c.bandX[0])
+	for i, x := range c.bandX {
+		fmt.Fprintf(&v.b, `<rect x="%s" y="%s" width="%s" height="%s" class="hb"><title>%s</title></rect>`,
+			f1(v.x(x)-step/2), f1(legendRow+v.extra), f1(step), f1(bottom-legendRow-v.extra), html.EscapeString(c.bandTips[i]))
+	}
 }
 
 func dashAttr(style string) string {

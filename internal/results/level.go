@@ -20,8 +20,9 @@ var ResourceColumns = []string{
 }
 
 // ResourceSample is one reading of a process tree (the service, its
-// database or the generator), as package monitor takes it every second (a
-// monitor.Sample converts to it).
+// database or the generator), as package monitor takes it every second:
+// a mirror of monitor.Sample, field for field, which converts to it (the
+// results model does not import the sampler; monitor.Sample says why).
 type ResourceSample struct {
 	// Time is when the reading was taken.
 	Time time.Time

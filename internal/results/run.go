@@ -61,7 +61,9 @@ type Machine struct {
 }
 
 // NoiseFloor is the machine's own per-second variation, as package noise
-// measures it (a noise.Floor converts to it).
+// measures it: a mirror of noise.Floor, field for field, which converts
+// to it (the results model does not import the probe; noise.Floor says
+// why).
 type NoiseFloor struct {
 	// Seconds measured (the first is dropped from the figures).
 	Seconds int `json:"seconds"`

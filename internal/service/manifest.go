@@ -1,7 +1,8 @@
-// Package service discovers the implementations under services/ by their
-// manifests, builds them (cached by a hash of their sources), starts them
-// with the common environment, waits until they are healthy and stops them
-// with everything they spawned.
+// Package service finds, builds and starts the implementations: it
+// discovers those under services/ by their manifests, builds them (cached
+// by a hash of their sources), starts them with the common environment,
+// waits until they are healthy and stops them with everything they
+// spawned.
 package service
 
 import (
@@ -303,14 +304,6 @@ func Load(file string) (*Manifest, Problems) {
 // parse decodes data by hand from yaml nodes so every problem carries its
 // line and all of them are reported at once.
 func parse(file, dir string, data []byte) (*Manifest, Problems) {
-	var ps Problems
-	add := func(n *yaml.Node, field, format string, args ...any) {
-		line := 0
-		if n != nil {
-			line = n.Line
-		}
-		ps = append(ps, &Problem{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -323,210 +316,282 @@ func parse(file, dir string, data []byte) (*Manifest, Problems) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
+	x := &manifestParser{file: file, root: root}
 	if root.Kind != yaml.MappingNode {
-		add(root, "", "the manifest must be a mapping of fields (name, language, run, ...)")
-		return nil, ps
+		x.add(root, "", "the manifest must be a mapping of fields (name, language, run, ...)")
+		return nil, x.ps
 	}
 	m := &Manifest{Dir: dir, File: filepath.Join(dir, filepath.Base(file)), Knobs: map[string]Knob{}, Pools: Pools{Per: PoolPerService}, lines: map[string]int{}}
-	got := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if !slices.Contains(fields, k.Value) {
-			add(k, k.Value, "unknown field%s", suggest(k.Value, fields))
-			continue
-		}
-		if _, dup := got[k.Value]; dup {
-			add(k, k.Value, "given twice")
-			continue
-		}
-		got[k.Value] = v
-		m.lines[k.Value] = k.Line
+	x.m = m
+	x.fields()
+	x.names(dir)
+	x.workloads()
+	x.run()
+	x.builds()
+	x.sources()
+	if v, ok := x.got["knobs"]; ok && v.Tag != "!!null" {
+		x.knobs(v)
 	}
-	str := func(field string, required bool) string {
-		v, ok := got[field]
-		if !ok {
-			if required {
-				add(root, field, "missing (required)")
-			}
-			return ""
-		}
-		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			add(v, field, "must be a string")
-			return ""
-		}
-		if required && strings.TrimSpace(v.Value) == "" {
-			add(v, field, "must not be empty")
-		}
-		return v.Value
+	if v, ok := x.got["pools"]; ok && v.Tag != "!!null" {
+		m.Pools = parsePools(v, m.Knobs, x.add)
 	}
-	strs := func(field string, v *yaml.Node) []string {
-		if v.Kind != yaml.SequenceNode {
-			add(v, field, "must be a list of strings, e.g. [a, b]")
-			return nil
-		}
-		out := make([]string, 0, len(v.Content))
-		for i, e := range v.Content {
-			if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
-				add(e, fmt.Sprintf("%s[%d]", field, i), "must be a string")
-				continue
-			}
-			out = append(out, e.Value)
-		}
-		return out
+	if v, ok := x.got["cores"]; ok && v.Tag != "!!null" {
+		m.Cores = parseCores(v, m.Knobs, x.add)
 	}
-
-	m.Name = str("name", true)
-	if m.Name != "" {
-		if !nameRE.MatchString(m.Name) {
-			add(got["name"], "name", "%q: use lower-case letters, digits and '-' (e.g. go-stdlib)", m.Name)
-		} else if base := filepath.Base(dir); base != m.Name {
-			add(got["name"], "name", "%q must equal the folder name %q", m.Name, base)
-		}
-	}
-	m.Language = str("language", true)
-	m.Description = str("description", false)
-	m.Artifact = str("artifact", false)
-	if m.Artifact != "" && (filepath.IsAbs(m.Artifact) || strings.HasPrefix(filepath.Clean(m.Artifact), "..")) {
-		add(got["artifact"], "artifact", "%q must be a path inside the service folder", m.Artifact)
-	}
-
-	if v, ok := got["workloads"]; !ok {
-		add(root, "workloads", "missing (required): list the workloads served, from %s", strings.Join(workloads.Names, ", "))
-	} else {
-		m.Workloads = strs("workloads", v)
-		if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
-			add(v, "workloads", "must list at least one of %s", strings.Join(workloads.Names, ", "))
-		}
-		seen := map[string]bool{}
-		for i, w := range m.Workloads {
-			field := fmt.Sprintf("workloads[%d]", i)
-			switch {
-			case !slices.Contains(workloads.Names, w):
-				add(v.Content[i], field, "unknown workload %q%s", w, suggest(w, workloads.Names))
-			case seen[w]:
-				add(v.Content[i], field, "%q listed twice", w)
-			}
-			seen[w] = true
-		}
-	}
-
-	if v, ok := got["run"]; !ok {
-		add(root, "run", "missing (required): the argv that starts the server, e.g. [bin/server]")
-	} else {
-		m.Run = strs("run", v)
-		if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
-			add(v, "run", "must not be empty: the argv that starts the server, e.g. [bin/server]")
-		}
-		if len(m.Run) > 0 && m.Run[0] == "" {
-			add(v.Content[0], "run[0]", "the program must not be empty")
-		}
-	}
-
-	steps := func(field string) [][]string {
-		v, ok := got[field]
-		if !ok || v.Tag == "!!null" {
-			return nil
-		}
-		if v.Kind != yaml.SequenceNode {
-			add(v, field, "must be a list of argv lists, e.g. [[go, build, -o, bin/server, .]]")
-			return nil
-		}
-		var out [][]string
-		for i, step := range v.Content {
-			f := fmt.Sprintf("%s[%d]", field, i)
-			if step.Kind != yaml.SequenceNode {
-				add(step, f, "must be an argv list, e.g. [go, build, .]")
-				continue
-			}
-			m.lines[f] = step.Line
-			argv := strs(f, step)
-			if len(step.Content) == 0 || (len(argv) > 0 && argv[0] == "") {
-				add(step, f, "must not be empty")
-				continue
-			}
-			out = append(out, argv)
-		}
-		return out
-	}
-	m.BuildSteps = steps("build")
-	m.ImageSteps = steps("image_build")
-	m.Image = str("image", false)
-	if m.Image != "" && (filepath.IsAbs(m.Image) || strings.HasPrefix(filepath.Clean(m.Image), "..")) {
-		add(got["image"], "image", "%q must be a path inside the service folder", m.Image)
-	}
-	if m.Image == "" && len(m.ImageSteps) > 0 {
-		add(got["image_build"], "image_build", "steps for an image, but no image recipe (image: Containerfile)")
-	}
-
-	if v, ok := got["sources"]; ok && v.Tag != "!!null" {
-		m.Sources = strs("sources", v)
-		for i, g := range m.Sources {
-			if _, err := filepath.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" || filepath.IsAbs(g) || strings.HasPrefix(filepath.Clean(g), "..") {
-				add(v.Content[i], fmt.Sprintf("sources[%d]", i), "%q is not a glob inside the service folder", g)
-			}
-		}
-	} else if len(m.BuildSteps) > 0 {
-		add(root, "sources", "missing: a service with build steps must list the globs of its sources (they key the build cache)")
-	}
-
-	if v, ok := got["knobs"]; ok && v.Tag != "!!null" {
-		if v.Kind != yaml.MappingNode {
-			add(v, "knobs", "must be a mapping NAME: {default: \"...\", help: \"...\"}")
-		} else {
-			for i := 0; i+1 < len(v.Content); i += 2 {
-				k, kv := v.Content[i], v.Content[i+1]
-				field := "knobs." + k.Value
-				if !envRE.MatchString(k.Value) {
-					add(k, field, "not a valid environment variable name")
-					continue
-				}
-				if slices.Contains(commonEnv, k.Value) {
-					add(k, field, "%s is set by the harness for every service; it cannot be a knob", k.Value)
-					continue
-				}
-				if _, dup := m.Knobs[k.Value]; dup {
-					add(k, field, "given twice")
-					continue
-				}
-				if kv.Kind != yaml.MappingNode {
-					add(kv, field, "must be a mapping {default: \"...\", help: \"...\"}")
-					continue
-				}
-				var kn Knob
-				for j := 0; j+1 < len(kv.Content); j += 2 {
-					kk, vv := kv.Content[j], kv.Content[j+1]
-					sub := field + "." + kk.Value
-					if vv.Kind != yaml.ScalarNode {
-						add(vv, sub, "must be a string")
-						continue
-					}
-					val := vv.Value
-					if vv.Tag == "!!null" {
-						val = ""
-					}
-					switch kk.Value {
-					case "default":
-						kn.Default = val
-					case "help":
-						kn.Help = val
-					default:
-						add(kk, sub, "unknown field%s", suggest(kk.Value, []string{"default", "help"}))
-					}
-				}
-				m.Knobs[k.Value] = kn
-			}
-		}
-	}
-	if v, ok := got["pools"]; ok && v.Tag != "!!null" {
-		m.Pools = parsePools(v, m.Knobs, add)
-	}
-	if v, ok := got["cores"]; ok && v.Tag != "!!null" {
-		m.Cores = parseCores(v, m.Knobs, add)
-	}
-	if len(ps) > 0 {
-		return m, ps
+	if len(x.ps) > 0 {
+		return m, x.ps
 	}
 	return m, nil
+}
+
+// manifestParser is one parse of a manifest: the fields found (got) and
+// the problems so far (ps), which each part of the manifest adds to.
+type manifestParser struct {
+	file string
+	root *yaml.Node
+	got  map[string]*yaml.Node
+	m    *Manifest
+	ps   Problems
+}
+
+// add records a problem at n's line (none when n is nil).
+func (x *manifestParser) add(n *yaml.Node, field, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	x.ps = append(x.ps, &Problem{File: x.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fields collects the root's known fields and their lines; an unknown
+// field or one given twice is a problem.
+func (x *manifestParser) fields() {
+	x.got = map[string]*yaml.Node{}
+	for i := 0; i+1 < len(x.root.Content); i += 2 {
+		k, v := x.root.Content[i], x.root.Content[i+1]
+		if !slices.Contains(fields, k.Value) {
+			x.add(k, k.Value, "unknown field%s", suggest(k.Value, fields))
+			continue
+		}
+		if _, dup := x.got[k.Value]; dup {
+			x.add(k, k.Value, "given twice")
+			continue
+		}
+		x.got[k.Value] = v
+		x.m.lines[k.Value] = k.Line
+	}
+}
+
+// str is the string of field ("" when absent or not a string).
+func (x *manifestParser) str(field string, required bool) string {
+	v, ok := x.got[field]
+	if !ok {
+		if required {
+			x.add(x.root, field, "missing (required)")
+		}
+		return ""
+	}
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		x.add(v, field, "must be a string")
+		return ""
+	}
+	if required && strings.TrimSpace(v.Value) == "" {
+		x.add(v, field, "must not be empty")
+	}
+	return v.Value
+}
+
+// strs is the list of strings v holds, field naming it.
+func (x *manifestParser) strs(field string, v *yaml.Node) []string {
+	if v.Kind != yaml.SequenceNode {
+		x.add(v, field, "must be a list of strings, e.g. [a, b]")
+		return nil
+	}
+	out := make([]string, 0, len(v.Content))
+	for i, e := range v.Content {
+		if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
+			x.add(e, fmt.Sprintf("%s[%d]", field, i), "must be a string")
+			continue
+		}
+		out = append(out, e.Value)
+	}
+	return out
+}
+
+// inside reports whether path names a file inside the service folder.
+func inside(path string) bool {
+	return !filepath.IsAbs(path) && !strings.HasPrefix(filepath.Clean(path), "..")
+}
+
+// names reads the name (the folder's, dir), language, description and
+// artifact.
+func (x *manifestParser) names(dir string) {
+	m := x.m
+	m.Name = x.str("name", true)
+	if m.Name != "" {
+		if !nameRE.MatchString(m.Name) {
+			x.add(x.got["name"], "name", "%q: use lower-case letters, digits and '-' (e.g. go-stdlib)", m.Name)
+		} else if base := filepath.Base(dir); base != m.Name {
+			x.add(x.got["name"], "name", "%q must equal the folder name %q", m.Name, base)
+		}
+	}
+	m.Language = x.str("language", true)
+	m.Description = x.str("description", false)
+	m.Artifact = x.str("artifact", false)
+	if m.Artifact != "" && !inside(m.Artifact) {
+		x.add(x.got["artifact"], "artifact", "%q must be a path inside the service folder", m.Artifact)
+	}
+}
+
+// workloads reads the workloads served: known ones, each once.
+func (x *manifestParser) workloads() {
+	v, ok := x.got["workloads"]
+	if !ok {
+		x.add(x.root, "workloads", "missing (required): list the workloads served, from %s", strings.Join(workloads.Names, ", "))
+		return
+	}
+	x.m.Workloads = x.strs("workloads", v)
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		x.add(v, "workloads", "must list at least one of %s", strings.Join(workloads.Names, ", "))
+	}
+	seen := map[string]bool{}
+	for i, w := range x.m.Workloads {
+		field := fmt.Sprintf("workloads[%d]", i)
+		switch {
+		case !slices.Contains(workloads.Names, w):
+			x.add(v.Content[i], field, "unknown workload %q%s", w, suggest(w, workloads.Names))
+		case seen[w]:
+			x.add(v.Content[i], field, "%q listed twice", w)
+		}
+		seen[w] = true
+	}
+}
+
+// run reads the argv that starts the server.
+func (x *manifestParser) run() {
+	v, ok := x.got["run"]
+	if !ok {
+		x.add(x.root, "run", "missing (required): the argv that starts the server, e.g. [bin/server]")
+		return
+	}
+	x.m.Run = x.strs("run", v)
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		x.add(v, "run", "must not be empty: the argv that starts the server, e.g. [bin/server]")
+	}
+	if len(x.m.Run) > 0 && x.m.Run[0] == "" {
+		x.add(v.Content[0], "run[0]", "the program must not be empty")
+	}
+}
+
+// builds reads the build steps, the image recipe and its steps.
+func (x *manifestParser) builds() {
+	m := x.m
+	m.BuildSteps = x.steps("build")
+	m.ImageSteps = x.steps("image_build")
+	m.Image = x.str("image", false)
+	if m.Image != "" && !inside(m.Image) {
+		x.add(x.got["image"], "image", "%q must be a path inside the service folder", m.Image)
+	}
+	if m.Image == "" && len(m.ImageSteps) > 0 {
+		x.add(x.got["image_build"], "image_build", "steps for an image, but no image recipe (image: Containerfile)")
+	}
+}
+
+// steps reads field's list of argv lists, each with its line.
+func (x *manifestParser) steps(field string) [][]string {
+	v, ok := x.got[field]
+	if !ok || v.Tag == "!!null" {
+		return nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		x.add(v, field, "must be a list of argv lists, e.g. [[go, build, -o, bin/server, .]]")
+		return nil
+	}
+	var out [][]string
+	for i, step := range v.Content {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if step.Kind != yaml.SequenceNode {
+			x.add(step, f, "must be an argv list, e.g. [go, build, .]")
+			continue
+		}
+		x.m.lines[f] = step.Line
+		argv := x.strs(f, step)
+		if len(step.Content) == 0 || (len(argv) > 0 && argv[0] == "") {
+			x.add(step, f, "must not be empty")
+			continue
+		}
+		out = append(out, argv)
+	}
+	return out
+}
+
+// sources reads the globs of the sources, which a service that builds
+// must list: they key the build cache.
+func (x *manifestParser) sources() {
+	v, ok := x.got["sources"]
+	if !ok || v.Tag == "!!null" {
+		if len(x.m.BuildSteps) > 0 {
+			x.add(x.root, "sources", "missing: a service with build steps must list the globs of its sources (they key the build cache)")
+		}
+		return
+	}
+	x.m.Sources = x.strs("sources", v)
+	for i, g := range x.m.Sources {
+		if _, err := filepath.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil || g == "" || !inside(g) {
+			x.add(v.Content[i], fmt.Sprintf("sources[%d]", i), "%q is not a glob inside the service folder", g)
+		}
+	}
+}
+
+// knobs reads the mapping of knobs v: environment variables the harness
+// does not set, each once.
+func (x *manifestParser) knobs(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		x.add(v, "knobs", "must be a mapping NAME: {default: \"...\", help: \"...\"}")
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, kv := v.Content[i], v.Content[i+1]
+		field := "knobs." + k.Value
+		switch _, dup := x.m.Knobs[k.Value]; {
+		case !envRE.MatchString(k.Value):
+			x.add(k, field, "not a valid environment variable name")
+		case slices.Contains(commonEnv, k.Value):
+			x.add(k, field, "%s is set by the harness for every service; it cannot be a knob", k.Value)
+		case dup:
+			x.add(k, field, "given twice")
+		case kv.Kind != yaml.MappingNode:
+			x.add(kv, field, "must be a mapping {default: \"...\", help: \"...\"}")
+		default:
+			x.m.Knobs[k.Value] = x.knob(field, kv)
+		}
+	}
+}
+
+// knob reads one knob's mapping kv: its default and help.
+func (x *manifestParser) knob(field string, kv *yaml.Node) Knob {
+	var kn Knob
+	for j := 0; j+1 < len(kv.Content); j += 2 {
+		kk, vv := kv.Content[j], kv.Content[j+1]
+		sub := field + "." + kk.Value
+		if vv.Kind != yaml.ScalarNode {
+			x.add(vv, sub, "must be a string")
+			continue
+		}
+		val := vv.Value
+		if vv.Tag == "!!null" {
+			val = ""
+		}
+		switch kk.Value {
+		case "default":
+			kn.Default = val
+		case "help":
+			kn.Help = val
+		default:
+			x.add(kk, sub, "unknown field%s", suggest(kk.Value, []string{"default", "help"}))
+		}
+	}
+	return kn
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest of known to s

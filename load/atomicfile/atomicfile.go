@@ -1,8 +1,8 @@
-// Package atomicfile writes files so that a reader, or a run killed half
-// way, sees the old file or the whole new one, never a part: the content
-// goes to a temporary file in the same folder, which is synced to disk and
-// renamed over the final name, then the folder is synced so the rename
-// itself survives a crash. Every result file of showdown is written here.
+// Package atomicfile writes a file whole or not at all: a reader, or a
+// run killed half way, sees the old file or the whole new one, never a
+// part. The content goes to a temporary file in the same folder, which is
+// synced to disk and renamed over the final name, then the folder is
+// synced so the rename itself survives a crash. Every result file of showdown is written here.
 package atomicfile
 
 import (

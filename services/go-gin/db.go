@@ -21,6 +21,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// showdown:shared begin db-limits
+
 // connectTimeout bounds opening one database connection, so a database
 // that is down costs a request at most this much before its 503.
 const connectTimeout = time.Second
@@ -36,6 +38,8 @@ type dbLimits struct {
 	// for slow queries (a full-table-scan plan must be slow, not failing).
 	query time.Duration
 }
+
+// showdown:shared end db-limits
 
 // postgres is the PostgreSQL pool with the time bounds of its requests.
 type postgres struct {
@@ -81,6 +85,8 @@ func (p *postgres) acquire(ctx context.Context) (conn *pgxpool.Conn, qctx contex
 		conn.Release()
 	}, nil
 }
+
+// showdown:shared begin db-mysql-and-errors
 
 // ping checks that the database answers within d.
 func (p *postgres) ping(ctx context.Context, d time.Duration) error {
@@ -291,3 +297,5 @@ func dbUnavailable(err error) bool {
 		errors.Is(err, sql.ErrConnDone) ||
 		strings.Contains(err.Error(), "closed pool") // pgxpool after Close
 }
+
+// showdown:shared end db-mysql-and-errors

@@ -22,6 +22,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// showdown:shared begin db-limits
+
 // connectTimeout bounds opening one database connection, so a database
 // that is down costs a request at most this much before its 503.
 const connectTimeout = time.Second
@@ -37,6 +39,8 @@ type dbLimits struct {
 	// for slow queries (a full-table-scan plan must be slow, not failing).
 	query time.Duration
 }
+
+// showdown:shared end db-limits
 
 // postgres is the PostgreSQL pool with the time bounds of its requests.
 type postgres struct {
@@ -128,6 +132,8 @@ func (p *postgres) acquire(r *http.Request) (conn *pgxpool.Conn, ctx context.Con
 		pool.Close()
 	}, nil
 }
+
+// showdown:shared begin db-mysql-and-errors
 
 // ping checks that the database answers within d.
 func (p *postgres) ping(ctx context.Context, d time.Duration) error {
@@ -338,3 +344,5 @@ func dbUnavailable(err error) bool {
 		errors.Is(err, sql.ErrConnDone) ||
 		strings.Contains(err.Error(), "closed pool") // pgxpool after Close
 }
+
+// showdown:shared end db-mysql-and-errors

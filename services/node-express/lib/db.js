@@ -1,3 +1,5 @@
+// showdown:shared begin db-pools
+
 'use strict';
 
 // The two connection pools, created once at start and the only way the
@@ -261,6 +263,7 @@ function asHttpError(err) {
 
 /** NOT_CONFIGURED is the answer of a workload whose database URL is unset. */
 const NOT_CONFIGURED = new HttpError(503, 'database not configured');
+// showdown:shared end db-pools
 
 /**
  * needsDatabase returns the middleware that answers 503 "database not
@@ -270,6 +273,8 @@ const NOT_CONFIGURED = new HttpError(503, 'database not configured');
 function needsDatabase(pool) {
   return (req, res, next) => next(pool ? undefined : NOT_CONFIGURED);
 }
+
+// showdown:shared begin db-ping
 
 /**
  * ping resolves when the pool answers SELECT 1 within PING_TIMEOUT_MS and
@@ -285,6 +290,7 @@ function ping(pool, name) {
   });
   return Promise.race([query, timeout]).finally(() => clearTimeout(timer));
 }
+// showdown:shared end db-ping
 
 module.exports = {
   CONNECT_TIMEOUT_MS,

@@ -1,3 +1,5 @@
+// showdown:shared begin db-pools
+
 'use strict';
 
 // The two connection pools, created once at start and the only way the
@@ -261,11 +263,14 @@ function asHttpError(err) {
 
 /** NOT_CONFIGURED is the answer of a workload whose database URL is unset. */
 const NOT_CONFIGURED = new HttpError(503, 'database not configured');
+// showdown:shared end db-pools
 
 /** notConfigured is the onRequest hook of a workload whose database URL is unset. */
 async function notConfigured() {
   throw NOT_CONFIGURED;
 }
+
+// showdown:shared begin db-ping
 
 /**
  * ping resolves when the pool answers SELECT 1 within PING_TIMEOUT_MS and
@@ -281,6 +286,7 @@ function ping(pool, name) {
   });
   return Promise.race([query, timeout]).finally(() => clearTimeout(timer));
 }
+// showdown:shared end db-ping
 
 module.exports = {
   CONNECT_TIMEOUT_MS,

@@ -25,6 +25,8 @@ requests holding a permit ask the pool, which then always has a connection
 for them, and the wait is in arrival order, like go-stdlib's.
 """
 
+# showdown:shared begin db-pools
+
 from __future__ import annotations
 
 import asyncio
@@ -277,6 +279,7 @@ def unavailable(exc: BaseException) -> bool:
     # OSError covers refused and reset connections, name lookups and
     # TimeoutError (the acquire bound; asyncio.TimeoutError is the same class).
     return isinstance(exc, OSError)
+# showdown:shared end db-pools
 
 
 # PG and MY are this worker's pools, made by setup() when the application

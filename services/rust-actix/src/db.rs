@@ -1,3 +1,5 @@
+// showdown:shared begin db-postgres
+
 //! The two pools, their time bounds, and which database failures mean
 //! "unavailable" (503) rather than a bug (500).
 
@@ -223,7 +225,10 @@ impl Postgres {
         })
         .await
     }
+    // showdown:shared end db-postgres
 }
+
+// showdown:shared begin db-mysql
 
 /// Mysql is the MariaDB/MySQL pool with the time bounds of its requests.
 #[derive(Clone)]
@@ -287,4 +292,5 @@ impl Mysql {
         })
         .await
     }
+    // showdown:shared end db-mysql
 }

@@ -1,3 +1,5 @@
+// showdown:shared begin db-postgres
+
 //! The two pools, their time bounds, and which database failures mean
 //! "unavailable" (503) rather than a bug (500).
 
@@ -223,12 +225,15 @@ impl Postgres {
         })
         .await
     }
+    // showdown:shared end db-postgres
 
     /// close closes the pool: idle connections now, borrowed ones on return.
     pub fn close(&self) {
         self.pool.close();
     }
 }
+
+// showdown:shared begin db-mysql
 
 /// Mysql is the MariaDB/MySQL pool with the time bounds of its requests.
 #[derive(Clone)]
@@ -292,6 +297,7 @@ impl Mysql {
         })
         .await
     }
+    // showdown:shared end db-mysql
 
     /// close disconnects the pool once its connections are back.
     pub async fn close(self) {

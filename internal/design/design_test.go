@@ -1,0 +1,365 @@
+package design
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/load"
+)
+
+// The designs are tested here against a fake bench: no process starts,
+// and each arm's measurement is a figure the test chooses.
+
+var testCatalog = plan.Catalog{
+	"go-stdlib":   {"string", "bank"},
+	"java-spring": {"string", "bank"},
+	"node-http":   {"string", "bank"},
+}
+
+// testPlan parses a plan for a two-CPU machine; the settle before each
+// round is dropped (it would need a real load generator, and the rounds
+// tests use the open model, whose rounds are not judged by it).
+func testPlan(t *testing.T, text string) *plan.Plan {
+	t.Helper()
+	p, err := plan.ParsePlan("test.yaml", []byte(text), testCatalog, plan.MachineOf(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Rounds.Settle = 0
+	return p
+}
+
+// fakeBench is a lab that starts nothing: each arm answers at the p99
+// latency figure gives it, after hold.
+type fakeBench struct {
+	t   *testing.T
+	p   *plan.Plan
+	rec *results.Run
+	// figure is an arm's p99 in a round, in ms (n counts its rounds).
+	figure func(arm string, n int) float64
+	hold   time.Duration
+	// warm is how long the arms' warm-up takes.
+	warm time.Duration
+
+	mu       sync.Mutex
+	said     []string
+	starts   []int      // the trial of each StartFrozen
+	runs     []string   // each RunStart: "trial impl"
+	measured [][]string // each Measure's arm, in order
+	thawed   map[string]bool
+	rounds   map[string]int
+	levels   map[string]int // MeasureLevel calls per arm
+}
+
+var _ Bench = (*fakeBench)(nil)
+
+func newFakeBench(t *testing.T, p *plan.Plan, figure func(string, int) float64) *fakeBench {
+	return &fakeBench{t: t, p: p, rec: &results.Run{}, figure: figure,
+		thawed: map[string]bool{}, rounds: map[string]int{}, levels: map[string]int{}}
+}
+
+func (b *fakeBench) Plan() *plan.Plan     { return b.p }
+func (b *fakeBench) Record() *results.Run { return b.rec }
+func (b *fakeBench) Save()                {}
+func (b *fakeBench) Progress() Progress   { return fakeProgress{} }
+func (b *fakeBench) Say(f string, a ...any) {
+	b.mu.Lock()
+	b.said = append(b.said, fmt.Sprintf(f, a...))
+	b.mu.Unlock()
+}
+func (b *fakeBench) Warn(f string, a ...any) {
+	b.Say(f, a...)
+	b.rec.Warnings = append(b.rec.Warnings, fmt.Sprintf(f, a...))
+}
+func (b *fakeBench) BeforeStart(context.Context, []plan.Workload) (string, error) { return "", nil }
+func (b *fakeBench) ResetForRounds(context.Context, plan.Workload, []Arm) error   { return nil }
+func (b *fakeBench) Attacker(func(load.Progress), ...load.Option) *load.Attacker  { return nil }
+func (b *fakeBench) Audit(context.Context, plan.Workload) ([]results.Violation, error) {
+	return nil, nil
+}
+
+func (b *fakeBench) StartFrozen(_ context.Context, trial int, arms []plan.Implementation, rng *rand.Rand) []Arm {
+	b.starts = append(b.starts, trial)
+	var out []Arm
+	for _, i := range rng.Perm(len(arms)) {
+		im := arms[i]
+		a := &fakeArm{b: b, id: im.ID()}
+		for _, w := range b.p.Workloads {
+			sr := &results.ServiceRun{Implementation: im.ID(), Workload: w.Name, Trial: trial, Status: results.OK}
+			for _, lv := range b.p.Load.Levels {
+				sr.Levels = append(sr.Levels, &results.LevelRun{Level: lv, Status: results.OK})
+			}
+			a.records = append(a.records, sr)
+			b.rec.Services = append(b.rec.Services, sr)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (b *fakeBench) PrepareFrozen(_ context.Context, arms []Arm, _ int, _ plan.Workload, _ int, _ *rand.Rand) []Arm {
+	time.Sleep(b.warm)
+	return arms
+}
+
+func (b *fakeBench) RunStart(_ context.Context, s plan.Start) []*results.ServiceRun {
+	b.runs = append(b.runs, fmt.Sprintf("%d %s", s.Trial, s.Implementation.ID()))
+	var out []*results.ServiceRun
+	for _, w := range s.Workloads {
+		out = append(out, &results.ServiceRun{Implementation: s.Implementation.ID(), Workload: w.Name, Trial: s.Trial, Status: results.OK})
+	}
+	return out
+}
+
+type fakeProgress struct{}
+
+func (fakeProgress) AddTrial()                   {}
+func (fakeProgress) Service(string, string, int) {}
+func (fakeProgress) Skip(int)                    {}
+func (fakeProgress) Phase(string, time.Duration) {}
+func (fakeProgress) OnProgress(load.Progress)    {}
+
+// fakeArm is one arm of a fakeBench.
+type fakeArm struct {
+	b       *fakeBench
+	id      string
+	records []*results.ServiceRun
+}
+
+var _ Arm = (*fakeArm)(nil)
+
+func (a *fakeArm) ID() string                                      { return a.id }
+func (a *fakeArm) Exited() bool                                    { return false }
+func (a *fakeArm) Records() []*results.ServiceRun                  { return a.records }
+func (a *fakeArm) Alive(context.Context, *results.ServiceRun) bool { return true }
+func (a *fakeArm) Scenario(string) load.Scenario                   { return nil }
+func (a *fakeArm) Steps(string) int                                { return 1 }
+func (a *fakeArm) Finish(context.Context)                          {}
+func (a *fakeArm) Down()                                           {}
+func (a *fakeArm) Fail(_ context.Context, sr *results.ServiceRun, f string, args ...any) {
+	sr.Status, sr.Reason = results.Failed, fmt.Sprintf(f, args...)
+}
+
+// Thaw and Freeze check that one arm at most runs at a time.
+func (a *fakeArm) Thaw() {
+	for id, on := range a.b.thawed {
+		if on && id != a.id {
+			a.b.t.Errorf("%s thawed while %s runs", a.id, id)
+		}
+	}
+	a.b.thawed[a.id] = true
+}
+func (a *fakeArm) Freeze() { a.b.thawed[a.id] = false }
+
+func (a *fakeArm) MeasureLevel(context.Context, plan.Workload, *results.LevelRun) string {
+	a.b.levels[a.id]++
+	return ""
+}
+
+func (a *fakeArm) Measure(_ context.Context, _ *load.Attacker, _ load.Scenario, m load.Model) (Measured, error) {
+	b := a.b
+	if !b.thawed[a.id] {
+		b.t.Errorf("%s measured frozen", a.id)
+	}
+	time.Sleep(b.hold)
+	b.rounds[a.id]++
+	if n := len(b.measured); n == 0 || len(b.measured[n-1]) == len(b.p.Arms()) {
+		b.measured = append(b.measured, nil)
+	}
+	b.measured[len(b.measured)-1] = append(b.measured[len(b.measured)-1], a.id)
+	rate := float64(m.(load.OpenModel).Rate)
+	res := &load.Result{Summary: load.Summary{DurationSeconds: 1,
+		Total: load.LabelStats{Throughput: rate, Samples: int64(rate)}}}
+	res.Summary.Total.Latency.P99 = b.figure(a.id, b.rounds[a.id])
+	return Measured{Result: res, At: time.Now(), ServiceCPU: 100, Sampled: true,
+		StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}, nil
+}
+
+// steady answers about the same p99 every round: 1 ms for go-stdlib,
+// 2 ms for java-spring, 3 ms for the others.
+func steady(arm string, n int) float64 {
+	ms := 3.0
+	switch arm {
+	case "go-stdlib":
+		ms = 1
+	case "java-spring":
+		ms = 2
+	}
+	return ms * (1 + 0.001*float64(n%2))
+}
+
+// noisy answers figures that vary by 20% from round to round, each arm
+// in its own phase.
+func noisy(arm string, n int) float64 {
+	return steady(arm, n) * (1 + 0.2*float64((n+len(arm))%3-1))
+}
+
+const roundsPlan = `name: r
+implementations: [go-stdlib, java-spring, node-http]
+workloads: [string]
+round: 500ms
+load:
+  model: open
+  levels: [10]
+  duration: 1s
+  warmup: 1s
+`
+
+// TestRoundsOrder: each round measures every arm once, one at a time, in
+// an order the next round mirrors; every arm's level is measured alone
+// once a start; steady arms are precise after the fewest rounds, so each
+// of the plan's starts stops there and no start is added.
+func TestRoundsOrder(t *testing.T) {
+	p := testPlan(t, roundsPlan+"trials: 2\ntrials_max: 4\nmeasure_max: 5s\n")
+	b := newFakeBench(t, p, steady)
+	Rounds{}.Run(context.Background(), b)
+
+	if got, want := b.starts, []int{1, 2}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("starts %v, want %v: precise figures need no start past the plan's", got, want)
+	}
+	c := b.rec.Comparisons
+	if len(c) != 1 {
+		t.Fatalf("%d comparisons, want 1", len(c))
+	}
+	if got, want := len(c[0].Rounds), 2*plan.MinRounds; got != want {
+		t.Errorf("%d rounds, want %d (the fewest, on each of 2 starts)", got, want)
+	}
+	for i, r := range c[0].Rounds {
+		var order []string
+		for _, ar := range r.Arms {
+			order = append(order, ar.Arm)
+		}
+		if len(order) != 3 || len(uniq(order)) != 3 {
+			t.Errorf("round %d measured %v, want each of the 3 arms once", i+1, order)
+		}
+		if r.Index%2 == 0 {
+			prev := c[0].Rounds[i-1]
+			for j := range order {
+				if want := prev.Arms[len(order)-1-j].Arm; order[j] != want {
+					t.Errorf("start %d round %d order %v does not mirror round %d's", r.Start, r.Index, order, prev.Index)
+					break
+				}
+			}
+		}
+	}
+	for _, id := range []string{"go-stdlib", "java-spring", "node-http"} {
+		if b.levels[id] != 2 {
+			t.Errorf("%s's level measured alone %d times, want once a start", id, b.levels[id])
+		}
+	}
+	v := c[0].Verdict
+	if v == nil || len(v.Pairs) != 2 {
+		t.Fatalf("verdict %+v, want 2 adjacent pairs", v)
+	}
+	if len(v.Unresolved) != 0 {
+		t.Errorf("steady arms left pairs unresolved: %v", v.Unresolved)
+	}
+}
+
+// TestRoundsBudget: noisy figures and a costly warm-up make the rounds
+// worth more than the fewest (interleave.RoundsWanted asks for about 16
+// a start); a start's share of measure_max ends them first, and the
+// starts stop at measure_max though trials_max allows more.
+func TestRoundsBudget(t *testing.T) {
+	p := testPlan(t, roundsPlan+"trials: 2\ntrials_max: 10\nmeasure_max: 1s\nprecision: 0.5%\n")
+	b := newFakeBench(t, p, noisy)
+	b.hold, b.warm = 20*time.Millisecond, 300*time.Millisecond
+	began := time.Now()
+	Rounds{}.Run(context.Background(), b)
+	took := time.Since(began)
+
+	if len(b.starts) != 2 {
+		t.Errorf("%d starts, want the plan's 2: measure_max is spent", len(b.starts))
+	}
+	c := b.rec.Comparisons[0]
+	perStart := map[int]int{}
+	for _, r := range c.Rounds {
+		perStart[r.Start]++
+	}
+	// Each start may spend 500ms; a round takes 3 arms x 20ms.
+	for s, n := range perStart {
+		if n <= plan.MinRounds || n > 500/60+2 {
+			t.Errorf("start %d: %d rounds, want more than %d and no more than 500ms allows", s, n, plan.MinRounds)
+		}
+	}
+	if took > 3*time.Second {
+		t.Errorf("the rounds took %v for a measure_max of 1s", took)
+	}
+}
+
+// TestSequential: every start alone, trial by trial, implementations in
+// an order rotated each trial.
+func TestSequential(t *testing.T) {
+	p := testPlan(t, "name: s\nimplementations: [go-stdlib, java-spring]\nworkloads: [string, bank]\ninterleave: false\ntrials: 2\nload:\n  levels: [10]\n  duration: 1s\n")
+	b := newFakeBench(t, p, steady)
+	Sequential{}.Run(context.Background(), b)
+	want := []string{"1 go-stdlib", "1 java-spring", "2 java-spring", "2 go-stdlib"}
+	if fmt.Sprint(b.runs) != fmt.Sprint(want) {
+		t.Errorf("starts %q, want %q", b.runs, want)
+	}
+	if got := len(b.rec.Services); got != 8 {
+		t.Errorf("%d service records, want 2 trials x 2 implementations x 2 workloads", got)
+	}
+	if len(b.starts) != 0 || len(b.measured) != 0 {
+		t.Errorf("a sequential run kept arms alive: %d starts, %d rounds", len(b.starts), len(b.measured))
+	}
+}
+
+// TestSequentialInterrupted: an interrupt ends the run before the next
+// start.
+func TestSequentialInterrupted(t *testing.T) {
+	p := testPlan(t, "name: s\nimplementations: [go-stdlib, java-spring]\nworkloads: [string]\ninterleave: false\ntrials: 3\nload:\n  levels: [10]\n  duration: 1s\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b := newFakeBench(t, p, steady)
+	Sequential{}.Run(ctx, b)
+	if len(b.runs) != 0 {
+		t.Errorf("starts %q after an interrupt, want none", b.runs)
+	}
+}
+
+// TestFor: the plan's fields choose its design.
+func TestFor(t *testing.T) {
+	const base = "name: f\nworkloads: [string]\nload:\n  levels: [10]\n  duration: 1s\n"
+	for _, tc := range []struct {
+		name, plan string
+		want       Design
+		why        string
+	}{
+		// An objective asks for a capacity search, whatever else.
+		{"slo", "implementations: [go-stdlib, java-spring]\nslo: {p99: 10ms}\n", Capacity{}, ""},
+		// Two warm arms: interleaved rounds.
+		{"two arms", "implementations: [go-stdlib, java-spring]\n", Rounds{}, ""},
+		// Two arms the plan keeps apart: sequential, and why.
+		{"interleave false", "implementations: [go-stdlib, java-spring]\ninterleave: false\n", Sequential{}, "the plan says interleave: false"},
+		// A cold variant cannot be kept warm: sequential, and why.
+		{"cold", "implementations: [go-stdlib, {service: java-spring, warmup: none}]\n", Sequential{}, "warmup: none"},
+		// One arm: nothing to interleave, and nothing to explain.
+		{"one arm", "implementations: [go-stdlib]\n", Sequential{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := For(testPlan(t, base+tc.plan))
+			if got != tc.want {
+				t.Errorf("For = %T, want %T", got, tc.want)
+			}
+			if tc.why == "" && why != "" || !strings.Contains(why, tc.why) {
+				t.Errorf("why = %q, want %q", why, tc.why)
+			}
+		})
+	}
+}
+
+func uniq(s []string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return m
+}
