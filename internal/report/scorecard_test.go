@@ -1,0 +1,56 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestScorecardOldRun: a results folder from before at_rate (the noisy
+// day's) is judged again with a scorecard that answers what it can
+// (throughput, RSS at the level, startup, size, the contract) and says
+// which parts it cannot, without failing.
+func TestScorecardOldRun(t *testing.T) {
+	res, err := Load(noisyDay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(res, WithRejudging())
+	if len(s.Scorecards) != 1 {
+		t.Fatalf("%d scorecards, want one for string", len(s.Scorecards))
+	}
+	sc := s.Scorecards[0]
+	if sc.Rate != 0 || len(sc.Missing) != 1 || !strings.Contains(sc.Missing[0], "no rate common to every stack") {
+		t.Errorf("rate %d, missing %q: want no rate and the part it cannot answer named", sc.Rate, sc.Missing)
+	}
+	if len(sc.Rows) != 6 {
+		t.Fatalf("%d rows, want the six stacks", len(sc.Rows))
+	}
+	best := 0
+	for _, r := range sc.Rows {
+		if r.P99 != "not measured" || r.CPU != "not measured" {
+			t.Errorf("%s: p99 %q, CPU %q at no rate", r.Stack, r.P99, r.CPU)
+		}
+		if !strings.Contains(r.Throughput, "req/s") || !strings.Contains(r.Correct, "contract passed") {
+			t.Errorf("%s: throughput %q, correct %q", r.Stack, r.Throughput, r.Correct)
+		}
+		if r.Best["throughput"] {
+			best++
+		}
+	}
+	if best != 1 || sc.Rows[0].Stack != s.Workloads[0].Comparisons[0].Verdict.Ranking[0] || !sc.Rows[0].Best["throughput"] {
+		t.Errorf("the first row is not the ranking's first, marked best in throughput (%d marked)", best)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, res, WithRejudging()); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	a, v := strings.Index(out, "## The answer: string"), strings.Index(out, "Verdict (")
+	if a < 0 || v < 0 || a > v {
+		t.Errorf("summary.md does not open with the scorecard before the verdict (at %d and %d)", a, v)
+	}
+	if !strings.Contains(out, "- Not answered by this run: faster and CPU per request") {
+		t.Errorf("summary.md does not say which parts the old run cannot answer")
+	}
+}
