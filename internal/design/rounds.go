@@ -375,7 +375,9 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 	for r := 1; ctx.Err() == nil; r++ {
 		if r > plan.MinRounds {
 			roundCost := time.Since(began) / time.Duration(r-1)
-			x.roundCost = roundCost
+			if !c.AtRate {
+				x.roundCost = roundCost // what Bought prices a level's round at
+			}
 			// Precision and the plan stop a start only after a complete
 			// mirrored pair (r-1 rounds done, r-1 even); the budget at once.
 			pairDone := r%2 == 1
