@@ -124,6 +124,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		add([]string{"trials"}, "or auto", "trials must be between 1 and 100, not %d", p.Trials)
 	}
 	p.validateRounds(add)
+	p.validateCompare(add)
 	errs = append(errs, p.validateCapacity(add)...)
 	p.validateCores(add)
 	if p.TrialsAuto && p.TrialsMax > 100 {
