@@ -125,12 +125,13 @@ func Revisions(file string, data []byte, against string) []Revision {
 	return out
 }
 
-// SetCommits records the commit each arm at a revision resolved to, by
-// arm name (Implementation.Commit).
-func (p *Plan) SetCommits(commits map[string]string) {
+// SetRevision records where the arm named name (at a revision) was
+// materialised: its commit and the folder of its copy
+// (Implementation.Commit and RevDir).
+func (p *Plan) SetRevision(name, commit, dir string) {
 	for i := range p.Implementations {
-		if c, ok := commits[p.Implementations[i].Service]; ok && p.Implementations[i].Rev != "" {
-			p.Implementations[i].Commit = c
+		if im := &p.Implementations[i]; im.Service == name && im.Rev != "" {
+			im.Commit, im.RevDir = commit, dir
 		}
 	}
 }

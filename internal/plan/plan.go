@@ -224,6 +224,8 @@ type Implementation struct {
 	// resolved to (set by whoever materialises it, package stack).
 	Rev    string `yaml:"rev" json:"rev,omitempty"`
 	Commit string `yaml:"-" json:"commit,omitempty"`
+	// RevDir is the copy of the folder at Commit that is built and run.
+	RevDir string `yaml:"-" json:"rev_dir,omitempty"`
 	// line is where the implementation is written, and problems what
 	// UnmarshalYAML found wrong in it, for validate.
 	line     int

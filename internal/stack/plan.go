@@ -48,7 +48,7 @@ func ParsePlanAgainst(root, file string, data []byte, m plan.Machine, against st
 	if err != nil {
 		return nil, nil, err
 	}
-	ms, commits, revErrs := revisions(ms, file, data, against)
+	ms, revs, revErrs := revisions(ms, file, data, against)
 	catalog := plan.Catalog{}
 	for _, m := range ms {
 		catalog[m.Name] = m.Workloads
@@ -72,15 +72,17 @@ func ParsePlanAgainst(root, file string, data []byte, m plan.Machine, against st
 		revErrs.Sort()
 		return nil, nil, revErrs
 	}
-	p.SetCommits(commits)
+	for name, r := range revs {
+		p.SetRevision(name, r.Commit, r.Dir)
+	}
 	return p, ms, nil
 }
 
 // revisions materialises the implementations of plan text that name a
 // revision and adds their manifests to ms, each under its arm's name;
-// it returns the commits by arm and the plan's mistakes.
-func revisions(ms []*service.Manifest, file string, data []byte, against string) ([]*service.Manifest, map[string]string, plan.ErrorList) {
-	commits := map[string]string{}
+// it returns the revisions by arm and the plan's mistakes.
+func revisions(ms []*service.Manifest, file string, data []byte, against string) ([]*service.Manifest, map[string]Revision, plan.ErrorList) {
+	commits := map[string]Revision{}
 	var errs plan.ErrorList
 	for _, r := range plan.Revisions(file, data, against) {
 		if _, done := commits[r.Name]; done {
@@ -109,7 +111,7 @@ func revisions(ms []*service.Manifest, file string, data []byte, against string)
 			continue
 		}
 		ms = append(ms, mm)
-		commits[r.Name] = rev.Commit
+		commits[r.Name] = rev
 	}
 	return ms, commits, errs
 }

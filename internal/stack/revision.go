@@ -11,7 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/service"
 )
 
 // RevisionError is why a stack's folder at a git revision cannot be
@@ -180,4 +184,25 @@ func cacheDir() string {
 		return filepath.Join(d, "showdown")
 	}
 	return filepath.Join(os.TempDir(), "showdown-cache")
+}
+
+// Discover returns the stacks a resolved plan runs: those under root's
+// services/, those it names by folder, and its arms at a revision from
+// their copies (Implementation.RevDir), each under its arm's name.
+func Discover(root string, p *plan.Plan) ([]*service.Manifest, error) {
+	ms, err := service.Discover(root, p.Folders()...)
+	if err != nil {
+		return ms, err
+	}
+	for _, im := range p.Implementations {
+		if im.Rev == "" || slices.ContainsFunc(ms, func(m *service.Manifest) bool { return m.Name == im.Service }) {
+			continue
+		}
+		m, err := service.LoadAs(im.RevDir, im.Service)
+		if err != nil {
+			return ms, fmt.Errorf("%s (revision %s of %s): %w", im.Service, im.Rev, im.RevDir, err)
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
 }
