@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,10 +54,15 @@ implementations:
 workloads: [%s]
 load: {model: closed, levels: [50], warmup: auto}
 `, name, sm.Name, rev, w, abs, w)
-	// The plan is made here; its name places it beside the folder, so
-	// that a mistake reads as one of `run --against`.
+	// The plan is made here, as if beside the folder.
 	file := filepath.Join(filepath.Dir(abs), name+".yaml")
 	p, ms, err := stack.ParsePlanAgainst(root, file, []byte(text), m, rev)
+	var list plan.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			e.File, e.Line = folder, 0 // the plan is not a file: the folder's mistake
+		}
+	}
 	return reportPlan(st, "run --against "+rev+" "+folder, p, ms, err)
 }
 
