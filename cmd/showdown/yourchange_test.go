@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,4 +179,62 @@ func verdictLines(out string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// run --check --against REV FOLDER makes the plan of a folder against its
+// revision and says the defaults and the revision's commit; a revision
+// that does not exist and a folder outside git are refused (exit 2), each
+// naming the folder and the revision. Nothing is built.
+func TestRunAgainstCheck(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not on PATH")
+	}
+	root := svcTree(t, map[string]string{"rival": "name: rival\nlanguage: go\nworkloads: [string]\nrun: [bin/s]\n"})
+	t.Setenv("SHOWDOWN_CACHE", t.TempDir())
+	repo := t.TempDir()
+	svc := filepath.Join(repo, "ours")
+	os.MkdirAll(svc, 0o755)
+	manifest := "name: ours\nlanguage: go\nworkloads: [string]\nrun: [bin/s]\n"
+	os.WriteFile(filepath.Join(svc, service.ManifestFile), []byte(manifest), 0o644)
+	for i, msg := range []string{"first", "second"} {
+		os.WriteFile(filepath.Join(svc, "n"), []byte{byte('0' + i)}, 0o644)
+		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", msg}} {
+			if i == 1 && args[0] == "init" {
+				continue
+			}
+			if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	plain := filepath.Join(t.TempDir(), "ours")
+	os.MkdirAll(plain, 0o755)
+	os.WriteFile(filepath.Join(plain, service.ManifestFile), []byte(manifest), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // in stdout and stderr
+	}{
+		// The folder against its parent: two arms, the defaults said.
+		{"folder", []string{"run", "--check", "--against", "HEAD~1", svc}, exitOK,
+			[]string{"ok: 2 implementation(s)", "ours@HEAD~1: revision HEAD~1, commit ", "wider than ±3%", "10m0s after the builds"}},
+		// A revision the repository lacks: the folder and the repository named.
+		{"bad rev", []string{"run", "--check", "--against", "v9", svc}, exitUsage,
+			[]string{svc + ": --against: revision v9 does not exist in " + repo, "nothing was run"}},
+		// A folder outside git.
+		{"not git", []string{"run", "--check", "--against", "HEAD~1", plain}, exitUsage,
+			[]string{plain + " is not in a git repository, so it has no revision HEAD~1", "git init"}},
+	}
+	for _, tc := range tests {
+		st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
+		if code := run(st, tc.args); code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errb)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String()+errb.String(), w) {
+				t.Errorf("%s: output lacks %q:\n%s%s", tc.name, w, out, errb)
+			}
+		}
+	}
 }
