@@ -19,6 +19,7 @@ import (
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
+	"github.com/showdownlab/showdown/internal/wording"
 	"github.com/showdownlab/showdown/load"
 )
 
@@ -35,6 +36,7 @@ func runRun(st *state, args []string) error {
 	resultsDir := fs.String("results", "", "folder for results (default: results/ in the project)")
 	check := fs.Bool("check", false, "validate the plan, print it resolved, and stop")
 	cpus := fs.String("cpus", "", "with --check: check the plan for another machine, of `N` CPUs (16) or with a CPU list (0-15), instead of this one")
+	against := fs.String("against", "", "compare each implementation of the plan (or the stack of a folder given instead of a plan) with itself at git revision `REV` (HEAD~1, main, a hash): the revision is the baseline of fail_if (docs/your-change.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -60,7 +62,15 @@ func runRun(st *state, args []string) error {
 	if fs.NArg() == 1 {
 		planPath = fs.Arg(0)
 	}
-	p, ms, err := loadPlan(st, root, planPath, m)
+	var (
+		p  *plan.Plan
+		ms []*service.Manifest
+	)
+	if *against != "" && fs.NArg() == 1 && isStackFolder(planPath) {
+		p, ms, err = loadFolderAgainst(st, root, planPath, *against, m)
+	} else {
+		p, ms, err = loadPlanAgainst(st, root, planPath, m, *against)
+	}
 	if err != nil {
 		return err
 	}
@@ -75,6 +85,9 @@ func runRun(st *state, args []string) error {
 	if *check {
 		fmt.Fprintf(st.stdout, "%s: ok%s: %d implementation(s) x %d workload(s) x %d level(s) x %d trial(s)\n",
 			planPath, on, len(p.Implementations), len(p.Workloads), len(p.Load.Levels), p.Trials)
+		for _, line := range compareLines(p) {
+			fmt.Fprintln(st.stdout, line)
+		}
 		return nil
 	}
 	return executePlan(st, root, p, *resultsDir, "showdown run "+strings.Join(args, " "))
@@ -132,11 +145,16 @@ func executePlan(st *state, root string, p *plan.Plan, resultsDir, command strin
 	if n := problems(rec); n > 0 {
 		return exitError{code: exitCheckFailed, err: fmt.Errorf("%d failed run(s) or invariant violation(s); see %s", n, filepath.Join(dir, results.MarkdownSummaryFile))}
 	}
-	if crossed := results.CrossedThresholds(rec); len(crossed) > 0 {
-		for _, c := range crossed {
-			fmt.Fprintf(st.stderr, "threshold crossed: %s\n", c)
-		}
-		return exitError{code: exitThresholds, err: fmt.Errorf("%d fail_if threshold(s) crossed; see %s", len(crossed), filepath.Join(dir, results.MarkdownSummaryFile))}
+	crossed := results.CrossedThresholds(rec)
+	for _, c := range crossed {
+		fmt.Fprintf(st.stderr, "threshold crossed: %s\n", c)
+	}
+	slower := results.CrossedSlower(rec)
+	for _, s := range slower {
+		fmt.Fprintf(st.stderr, "%s\n", wording.Slower(s))
+	}
+	if n := len(crossed) + len(slower); n > 0 {
+		return exitError{code: exitThresholds, err: fmt.Errorf("%d fail_if threshold(s) crossed; see %s", n, filepath.Join(dir, results.MarkdownSummaryFile))}
 	}
 	return nil
 }
@@ -149,7 +167,23 @@ func thisMachine() plan.Machine { return plan.Machine{CPUs: machine.CPUs()} }
 // machine m, printing every problem; a plan with mistakes is a usage
 // error.
 func loadPlan(st *state, root, path string, m plan.Machine) (*plan.Plan, []*service.Manifest, error) {
-	p, ms, err := stack.LoadPlan(root, path, m)
+	return loadPlanAgainst(st, root, path, m, "")
+}
+
+// loadPlanAgainst is loadPlan with every implementation compared against
+// itself at git revision against (run --against; empty: none).
+func loadPlanAgainst(st *state, root, path string, m plan.Machine, against string) (*plan.Plan, []*service.Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, ms, err := stack.ParsePlanAgainst(root, path, data, m, against)
+	return reportPlan(st, path, p, ms, err)
+}
+
+// reportPlan prints every mistake of a plan that does not validate and
+// makes it a usage error (exit 2, nothing run).
+func reportPlan(st *state, path string, p *plan.Plan, ms []*service.Manifest, err error) (*plan.Plan, []*service.Manifest, error) {
 	var list plan.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/interleave"
@@ -128,13 +129,20 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 	}
 }
 
-// nextStart is what another start would cost: the longest start so far.
+// nextStart is what another start would cost at least: the costliest
+// setup so far (starting, checking and warming every arm) and the
+// fewest rounds of each comparison. Its rounds then take what the
+// budget leaves (roundsBudget); the whole of an earlier start, rounds
+// included, refused a third start of a two-arm plan whose first start
+// had spent half its 10 minutes in rounds (2026-11-28, 2m21s left for a
+// start whose setup took under a minute). Before any round, the
+// longest start so far.
 func (x *rounds) nextStart() time.Duration {
-	var d time.Duration
-	for _, s := range x.starts {
-		d = max(d, s)
+	if x.roundCost == 0 {
+		return slices.Max(append([]time.Duration{0}, x.starts...))
 	}
-	return d
+	comps := len(x.p.Workloads) * len(x.p.Load.Levels)
+	return x.setup + time.Duration(plan.MinRounds*comps)*x.roundCost
 }
 
 // roundsBudget is the time the rounds of one comparison may take now,

@@ -22,7 +22,11 @@ func Judge(c *results.Comparison, p *plan.Plan) *results.Verdict {
 	if p.Rounds.AA && len(c.Arms) >= 2 {
 		twin = c.Arms[len(c.Arms)-1]
 	}
-	return JudgeWith(c, c.Precision, twin)
+	v := JudgeWith(c, c.Precision, twin)
+	if v != nil {
+		v.FailIf = Slower(c, p)
+	}
+	return v
 }
 
 // figures are one arm's per-round values, by start and round, 0 where

@@ -16,6 +16,7 @@ import (
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
+	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/warmup"
 	"github.com/showdownlab/showdown/internal/wording"
 )
@@ -50,7 +51,7 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 		}
 		_ = results.WriteRun(dir, x.rec)
 	}()
-	ms, err := service.Discover(rn.Root, p.Folders()...)
+	ms, err := stack.Discover(rn.Root, p)
 	if err != nil {
 		return dir, x.rec, err
 	}

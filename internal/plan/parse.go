@@ -42,6 +42,15 @@ func LoadPlan(path string, catalog Catalog, m Machine) (*Plan, error) {
 // validates it against catalog and machine m (its placement is m's),
 // returning every problem at once.
 func ParsePlan(file string, data []byte, catalog Catalog, m Machine) (*Plan, error) {
+	return ParsePlanAgainst(file, data, catalog, m, "")
+}
+
+// ParsePlanAgainst is ParsePlan with every implementation that names no
+// revision compared against itself at git revision against (`showdown
+// run --against REV`): an arm at that revision is added before each,
+// and is the baseline of fail_if (Plan.Baseline). The catalog must hold
+// those arms (Revisions says which). An empty against adds nothing.
+func ParsePlanAgainst(file string, data []byte, catalog Catalog, m Machine, against string) (*Plan, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, located.FromYAML(file, err)
@@ -59,6 +68,12 @@ func ParsePlan(file string, data []byte, catalog Catalog, m Machine) (*Plan, err
 		p.Load.WarmupAuto, autoLines[n.Line] = true, true
 	}
 	var errs ErrorList
+	// fail_if as a mapping ({slower_than: 5%, thresholds: [...]}) is read
+	// after the decoder, which complains that it is not a list.
+	failIf := p.node("fail_if")
+	if failIf != nil && failIf.Kind == yaml.MappingNode {
+		autoLines[failIf.Line] = true
+	}
 	// A list of sku_index values is the database dimension: read it here,
 	// and drop the decoder's complaint that a list is not a bool.
 	if n := p.node("database", "sku_index"); n != nil && n.Kind == yaml.SequenceNode {
@@ -87,6 +102,10 @@ func ParsePlan(file string, data []byte, catalog Catalog, m Machine) (*Plan, err
 			}
 		}
 	}
+	if failIf != nil && failIf.Kind == yaml.MappingNode {
+		errs = append(errs, p.readFailIf(failIf)...)
+	}
+	p.expandAgainst(against)
 	p.resolveFolders()
 	p.applyDefaults()
 	errs = append(errs, p.validate(catalog)...)
@@ -212,6 +231,7 @@ func (p *Plan) applyDefaults() {
 	}
 	p.applyCapacityDefaults()
 	// Last: whether the plan interleaves depends on the defaults above.
+	p.applyCompareDefaults()
 	p.applyRoundDefaults()
 	if p.Trials == 0 {
 		p.Trials = DefaultTrials

@@ -99,6 +99,14 @@ type Plan struct {
 	// syntax of `showdown attack --fail-if` (load.ThresholdSyntax): any
 	// crossed one makes `showdown run` exit 3.
 	FailIf []string `yaml:"fail_if" json:"fail_if,omitempty"`
+	// SlowerThan is `fail_if: {slower_than: 5%}`: `showdown run` exits 3
+	// when an arm's interval lies wholly beyond this slowdown against the
+	// baseline arm (Baseline), on an interleaved comparison's metric.
+	SlowerThan Fraction `yaml:"-" json:"fail_if_slower_than,omitempty"`
+	// BudgetDefaulted reports that the plan set none of budget,
+	// precision, measure_max, trials and trials_max, and compares in
+	// rounds, so it got DefaultBudget (applyCompareDefaults).
+	BudgetDefaulted bool `yaml:"-" json:"budget_defaulted,omitempty"`
 	// SLO is the latency objective: with it the lab finds each arm's
 	// capacity (the highest open-model rate meeting it, or with
 	// load.model: closed the most users) instead of
@@ -212,10 +220,23 @@ type Implementation struct {
 	// Cores is the service's CPU count of this arm (plan's cores); 0 when
 	// the plan has none and the placement's service CPUs apply.
 	Cores int `yaml:"-" json:"cores,omitempty"`
+	// Rev is a git revision of the stack's folder (`rev: HEAD~1`), built
+	// from a copy of the folder at that commit; empty for the working
+	// tree. With it Service is the arm's name, the stack's and the
+	// revision's ("go-stdlib@HEAD~1", RevName), and Commit the commit it
+	// resolved to (set by whoever materialises it, package stack).
+	Rev    string `yaml:"rev" json:"rev,omitempty"`
+	Commit string `yaml:"-" json:"commit,omitempty"`
+	// RevDir is the copy of the folder at Commit that is built and run.
+	RevDir string `yaml:"-" json:"rev_dir,omitempty"`
 	// line is where the implementation is written, and problems what
 	// UnmarshalYAML found wrong in it, for validate.
 	line     int
 	problems []*located.Error
+	// stack is the stack's own name of an arm at a revision (Service
+	// without "@rev"), and against whether `run --against` added it.
+	stack   string
+	against bool
 }
 
 // Warmup is how a service is warmed before it is measured, at the first
@@ -301,19 +322,20 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 		WarmupRequests *int              `yaml:"warmup_requests"`
 		WarmupMax      *Duration         `yaml:"warmup_max"`
 		Verify         string            `yaml:"verify"`
+		Rev            string            `yaml:"rev"`
 	}
 	if err := n.Decode(&v); err != nil {
 		return err
 	}
-	i.Service, i.Path, i.Variant, i.Env, i.Verify = v.Service, v.Path, v.Variant, v.Env, v.Verify
+	i.Service, i.Path, i.Variant, i.Env, i.Verify, i.Rev = v.Service, v.Path, v.Variant, v.Env, v.Verify, v.Rev
 	lines := map[string]int{}
 	for k := 0; k+1 < len(n.Content); k += 2 {
 		key := n.Content[k]
 		lines[key.Value] = key.Line
 		switch key.Value {
-		case "service", "path", "variant", "env", "warmup", "warmup_requests", "warmup_max", "verify":
+		case "service", "path", "variant", "env", "warmup", "warmup_requests", "warmup_max", "verify", "rev":
 		default:
-			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service or path, variant, env, warmup, warmup_requests, warmup_max and verify"})
+			i.problems = append(i.problems, &located.Error{Line: key.Line, Field: key.Value, Msg: "unknown field", Hint: "an implementation has service or path, rev, variant, env, warmup, warmup_requests, warmup_max and verify"})
 		}
 	}
 	_, hasPath := lines["path"]
@@ -324,6 +346,9 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 		i.problems = append(i.problems, &located.Error{Line: lines["path"], Field: "path", Msg: "path is empty", Hint: "the stack's folder, relative to the plan's: path: ../our-service"})
 	case hasPath:
 		i.Service = filepath.Base(filepath.Clean(v.Path))
+	}
+	if _, hasRev := lines["rev"]; hasRev {
+		i.nameRevision(lines["rev"])
 	}
 	hasWarmup := v.Warmup.Kind != 0
 	if !hasWarmup && v.WarmupRequests == nil && v.WarmupMax == nil {
@@ -362,7 +387,7 @@ func (i *Implementation) UnmarshalYAML(n *yaml.Node) error {
 // so that a folder without a stack is never taken for the stack of the
 // same name under services/.
 func (i Implementation) key() string {
-	if i.Dir != "" {
+	if i.Dir != "" && i.Rev == "" {
 		return i.Dir
 	}
 	return i.Service
@@ -396,7 +421,7 @@ func folderOf(file, path string) string {
 func (p *Plan) Folders() []string {
 	var dirs []string
 	for _, im := range p.Implementations {
-		if im.Dir != "" && !slices.Contains(dirs, im.Dir) {
+		if im.Dir != "" && im.Rev == "" && !slices.Contains(dirs, im.Dir) {
 			dirs = append(dirs, im.Dir)
 		}
 	}

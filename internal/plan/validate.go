@@ -125,6 +125,7 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	}
 	p.validateRounds(add)
 	p.validateAtRate(add)
+	p.validateCompare(add)
 	errs = append(errs, p.validateCapacity(add)...)
 	p.validateCores(add)
 	if p.TrialsAuto && p.TrialsMax > 100 {

@@ -179,6 +179,9 @@ type Verdict struct {
 	Unresolved []string `json:"unresolved,omitempty"`
 	// MeasuredSeconds is the time spent in rounds (settling included).
 	MeasuredSeconds float64 `json:"measured_seconds"`
+	// FailIf is the plan's fail_if slower_than judged on every arm
+	// against the baseline (interleave.Slower).
+	FailIf []Slower `json:"fail_if,omitempty"`
 }
 
 // PairRatio is how much better one arm is than the next: the ratio of

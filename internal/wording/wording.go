@@ -88,6 +88,9 @@ func Verdict(v *results.Verdict) []string {
 	for _, u := range v.Unresolved {
 		out = append(out, "not within the precision: "+u)
 	}
+	for _, s := range v.FailIf {
+		out = append(out, Slower(s))
+	}
 	return out
 }
 

@@ -1,0 +1,36 @@
+package design
+
+import (
+	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+)
+
+// A further start costs its setup and the fewest rounds of each
+// comparison, not the whole of the longest start (whose rounds took what
+// the budget left them): a start that fits is not refused.
+func TestNextStart(t *testing.T) {
+	one := &plan.Plan{Workloads: []plan.Workload{{Name: "string"}}, Load: plan.Load{Levels: []int{50}}}
+	four := &plan.Plan{Workloads: []plan.Workload{{Name: "string"}, {Name: "bank"}}, Load: plan.Load{Levels: []int{10, 50}}}
+	tests := []struct {
+		name             string
+		p                *plan.Plan
+		starts           []time.Duration
+		setup, roundCost time.Duration
+		want             time.Duration
+	}{
+		// No round yet: the longest start so far.
+		{"no round", one, []time.Duration{5 * time.Minute, 3 * time.Minute}, 0, 0, 5 * time.Minute},
+		// The run: a 5-minute start of which 50 s was setup, 6 s rounds.
+		{"one comparison", one, []time.Duration{5 * time.Minute}, 50 * time.Second, 6 * time.Second, 50*time.Second + plan.MinRounds*6*time.Second},
+		// Four comparisons a start: four times the fewest rounds.
+		{"four comparisons", four, []time.Duration{9 * time.Minute}, time.Minute, 5 * time.Second, time.Minute + 4*plan.MinRounds*5*time.Second},
+	}
+	for _, tc := range tests {
+		x := &rounds{p: tc.p, starts: tc.starts, setup: tc.setup, roundCost: tc.roundCost}
+		if got := x.nextStart(); got != tc.want {
+			t.Errorf("%s: next start %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
