@@ -54,3 +54,48 @@ func TestScorecardOldRun(t *testing.T) {
 		t.Errorf("summary.md does not say which parts the old run cannot answer")
 	}
 }
+
+// scorecardDay is the main job's run with a comparison at one rate
+// (testdata/scorecard-day/README.md).
+const scorecardDay = "testdata/scorecard-day"
+
+// TestScorecardGolden: the whole answer of a real run, as summary.md
+// and report.html open with it: one row per stack, every column filled,
+// the rate and how it was chosen named, and the page's two charts with
+// their fronts.
+func TestScorecardGolden(t *testing.T) {
+	res, err := Load(scorecardDay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(res, WithRejudging())
+	if len(s.Scorecards) != 1 || s.Scorecards[0].Rate == 0 || len(s.Scorecards[0].Missing) != 0 {
+		t.Fatalf("scorecards %+v: want one, at a rate, answering every part", s.Scorecards)
+	}
+	for _, r := range s.Scorecards[0].Rows {
+		for _, c := range ScorecardColumns {
+			if v := r.Cell(c[0]); v == "" || strings.Contains(v, "not measured") {
+				t.Errorf("%s: %s is %q", r.Stack, c[1], v)
+			}
+		}
+	}
+	var md, page bytes.Buffer
+	if err := WriteMarkdown(&md, res, WithRejudging()); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, res, WithRejudging()); err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(md.String(), "## The answer: string")
+	j := strings.Index(md.String()[i:], "\n## ")
+	golden(t, "scorecard.golden.md", []byte(md.String()[i:i+j+1]))
+	h := page.String()
+	a := strings.Index(h, `<section class="scorecard">`)
+	b := strings.Index(h[a:], "</section>")
+	golden(t, "scorecard.golden.html", []byte(h[a:a+b+len("</section>")]+"\n"))
+	for _, want := range []string{"against RSS (the front", "p99 against CPU per request (the front"} {
+		if !strings.Contains(h[a:a+b], want) {
+			t.Errorf("report.html's scorecard lacks the chart %q", want)
+		}
+	}
+}
