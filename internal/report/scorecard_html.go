@@ -136,7 +136,11 @@ func scatter(id, title, xLabel, yLabel string, pts map[string][2]float64, xLog, 
 		fx, fy = append(fx, pts[n][0]), append(fy, pts[n][1])
 	}
 	p.lines = append(p.lines, series{name: "front", color: "#888", style: "dash", xs: fx, ys: fy})
+	if len(fr) > 1 {
+		ch.legend = append(ch.legend, legendItem{"front", "#888", "dash"})
+	}
 	for _, n := range names {
+		ch.legend = append(ch.legend, legendItem{n, colors[n], ""})
 		pt := pts[n]
 		p.lines = append(p.lines, series{name: n, color: colors[n], marks: true, xs: []float64{pt[0]}, ys: []float64{pt[1]},
 			tips: []string{fmt.Sprintf("%s: %s %s, %s %s", n, num(pt[0]), xLabel, num(pt[1]), yLabel)}})
