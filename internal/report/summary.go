@@ -353,95 +353,15 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		byWorkload[w.Name] = wl
 		s.Workloads = append(s.Workloads, wl)
 	}
-	for _, lc := range results.Cells(r) {
-		c := &CellSummary{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
-		if !slices.Contains(s.Implementations, c.Implementation) {
-			s.Implementations = append(s.Implementations, c.Implementation)
-		}
-		if len(lc.Levels) > 0 {
-			c.GeneratorBound = generatorBound(lc.Levels)
-			c.Values = map[string]Value{}
-			for _, m := range Metrics {
-				vs := make([]float64, len(lc.Levels))
-				for i, l := range lc.Levels {
-					vs[i] = round(m.Of(l, lc.Services[i]))
-				}
-				c.Values[m.Key] = valueOf(vs)
-			}
-			if len(lc.Levels) > 1 {
-				c.Spread = map[string]Spread{}
-				for _, k := range spreadKeys {
-					vs := c.Values[k].Trials
-					iv := stats.CI95(vs)
-					c.Spread[k] = Spread{Mean: round(iv.Mean), CV: round(stats.CV(vs)), Low: round(iv.Low), High: round(iv.High), N: iv.N}
-				}
-			}
-		}
-		if wl := byWorkload[c.Workload]; wl != nil {
-			wl.Cells = append(wl.Cells, c)
-		}
-	}
+	s.addCells(r, byWorkload)
 	// Warnings: the run's own, then per workload.
 	s.Warnings = append(s.Warnings, r.Warnings...)
 	for _, n := range r.Limits.Notes {
 		s.Warnings = append(s.Warnings, "limits: "+n)
 	}
 	for _, sr := range r.Services {
-		wl := byWorkload[sr.Workload]
-		if wl == nil {
-			continue
-		}
-		if sr.Warmup != nil {
-			s.Warmups = append(s.Warmups, WarmupRow{sr.Name(), sr.Workload, sr.Trial, sr.StartupSeconds, sr.Warmup})
-			if sr.Warmup.Auto && !sr.Warmup.Steady {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: NOT STEADY after the %.0f s warm-up cap; its figures were taken while it was still warming up", sr.Name(), sr.Trial, sr.Warmup.Seconds))
-			}
-		}
-		if sr.RSSIdleBytes > 0 || sr.NativeMemory != nil {
-			s.Memory = append(s.Memory, MemoryRow{sr.Name(), sr.Workload, sr.Trial, sr.RSSIdleBytes, sr.RSSWarmBytes, sr.RSSAfterBytes, sr.NativeMemory})
-		}
-		if c := sr.Contract; c != nil && sr.Status == results.OK && len(c.FirstFailures) > 0 {
-			var names []string
-			for _, f := range c.FirstFailures {
-				names = append(names, f.Check)
-			}
-			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: the contract passed on the second attempt; the first failed %s", sr.Name(), sr.Trial, strings.Join(names, "; ")))
-		}
-		switch sr.Status {
-		case results.OK:
-		case results.Interrupted:
-			wl.Warnings = append(wl.Warnings, fmt.Sprintf("INTERRUPTED: %s, trial %d: %s", sr.Name(), sr.Trial, sr.Reason))
-		default:
-			f := Failure{Implementation: sr.Name(), Workload: sr.Workload, Trial: sr.Trial, Reason: sr.Reason, LogTail: sr.LogTail}
-			if sr.Contract != nil {
-				for _, c := range sr.Contract.Failures {
-					f.Checks = append(f.Checks, strings.TrimSuffix(c.Check+": "+c.Detail, ": "))
-				}
-			}
-			s.Failures = append(s.Failures, f)
-			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Name(), sr.Trial, sr.Reason))
-		}
-		for _, lr := range sr.Levels {
-			if lr.Status == results.Interrupted {
-				what := fmt.Sprintf("%s %s at %d %s, trial %d: %s", sr.Name(), sr.Workload, lr.Level, s.LevelUnit, sr.Trial, lr.Reason)
-				s.InterruptedLevels = append(s.InterruptedLevels, what)
-				wl.Warnings = append(wl.Warnings, "INTERRUPTED: "+what+"; left out of the tables (its files hold what was measured)")
-			}
-			for _, v := range lr.Violations {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
-			}
-			for _, th := range lr.Thresholds {
-				s.Thresholds = append(s.Thresholds, ThresholdRow{sr.Name(), sr.Workload, lr.Level, sr.Trial, th})
-				if th.Crossed {
-					wl.Warnings = append(wl.Warnings, fmt.Sprintf("THRESHOLD CROSSED: %s at %d %s, trial %d: %s (%s)", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, th.Expr, thresholdMeasure(th)))
-				}
-			}
-			for _, m := range lr.Warnings {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, m))
-			}
-			if lr.Status == results.OK && lr.Total.Errors > 0 {
-				wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %.2f%% errors (%d of %d)%s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, errorPercent(lr), lr.Total.Errors, lr.Total.Samples, topReason(lr)))
-			}
+		if wl := byWorkload[sr.Workload]; wl != nil {
+			s.addService(sr, wl)
 		}
 	}
 	for _, wl := range s.Workloads {
@@ -484,6 +404,99 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		wl.Curves = curves(r, wl, s.Implementations)
 	}
 	return s
+}
+
+// addCells summarises every cell of r (implementation × workload ×
+// level over its trials) into its workload: the metrics' medians and
+// ranges, and with two trials or more their spread.
+func (s *Summary) addCells(r *results.Run, byWorkload map[string]*Workload) {
+	for _, lc := range results.Cells(r) {
+		c := &CellSummary{Implementation: lc.Name(), ID: lc.Implementation, Database: lc.Database, Workload: lc.Workload, Level: lc.Level, Trials: len(lc.Levels), cell: lc}
+		if !slices.Contains(s.Implementations, c.Implementation) {
+			s.Implementations = append(s.Implementations, c.Implementation)
+		}
+		if len(lc.Levels) > 0 {
+			c.GeneratorBound = generatorBound(lc.Levels)
+			c.Values = map[string]Value{}
+			for _, m := range Metrics {
+				vs := make([]float64, len(lc.Levels))
+				for i, l := range lc.Levels {
+					vs[i] = round(m.Of(l, lc.Services[i]))
+				}
+				c.Values[m.Key] = valueOf(vs)
+			}
+			if len(lc.Levels) > 1 {
+				c.Spread = map[string]Spread{}
+				for _, k := range spreadKeys {
+					vs := c.Values[k].Trials
+					iv := stats.CI95(vs)
+					c.Spread[k] = Spread{Mean: round(iv.Mean), CV: round(stats.CV(vs)), Low: round(iv.Low), High: round(iv.High), N: iv.N}
+				}
+			}
+		}
+		if wl := byWorkload[c.Workload]; wl != nil {
+			wl.Cells = append(wl.Cells, c)
+		}
+	}
+}
+
+// addService adds what one service record says beyond its figures: its
+// warm-up and memory rows, a contract passed on a second attempt, a
+// failure or an interrupt, and its levels' interruptions, failed
+// invariants, thresholds, warnings and errors, as warnings of wl.
+func (s *Summary) addService(sr *results.ServiceRun, wl *Workload) {
+	if sr.Warmup != nil {
+		s.Warmups = append(s.Warmups, WarmupRow{sr.Name(), sr.Workload, sr.Trial, sr.StartupSeconds, sr.Warmup})
+		if sr.Warmup.Auto && !sr.Warmup.Steady {
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: NOT STEADY after the %.0f s warm-up cap; its figures were taken while it was still warming up", sr.Name(), sr.Trial, sr.Warmup.Seconds))
+		}
+	}
+	if sr.RSSIdleBytes > 0 || sr.NativeMemory != nil {
+		s.Memory = append(s.Memory, MemoryRow{sr.Name(), sr.Workload, sr.Trial, sr.RSSIdleBytes, sr.RSSWarmBytes, sr.RSSAfterBytes, sr.NativeMemory})
+	}
+	if c := sr.Contract; c != nil && sr.Status == results.OK && len(c.FirstFailures) > 0 {
+		var names []string
+		for _, f := range c.FirstFailures {
+			names = append(names, f.Check)
+		}
+		wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d: the contract passed on the second attempt; the first failed %s", sr.Name(), sr.Trial, strings.Join(names, "; ")))
+	}
+	switch sr.Status {
+	case results.OK:
+	case results.Interrupted:
+		wl.Warnings = append(wl.Warnings, fmt.Sprintf("INTERRUPTED: %s, trial %d: %s", sr.Name(), sr.Trial, sr.Reason))
+	default:
+		f := Failure{Implementation: sr.Name(), Workload: sr.Workload, Trial: sr.Trial, Reason: sr.Reason, LogTail: sr.LogTail}
+		if sr.Contract != nil {
+			for _, c := range sr.Contract.Failures {
+				f.Checks = append(f.Checks, strings.TrimSuffix(c.Check+": "+c.Detail, ": "))
+			}
+		}
+		s.Failures = append(s.Failures, f)
+		wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s, trial %d failed: %s", sr.Name(), sr.Trial, sr.Reason))
+	}
+	for _, lr := range sr.Levels {
+		if lr.Status == results.Interrupted {
+			what := fmt.Sprintf("%s %s at %d %s, trial %d: %s", sr.Name(), sr.Workload, lr.Level, s.LevelUnit, sr.Trial, lr.Reason)
+			s.InterruptedLevels = append(s.InterruptedLevels, what)
+			wl.Warnings = append(wl.Warnings, "INTERRUPTED: "+what+"; left out of the tables (its files hold what was measured)")
+		}
+		for _, v := range lr.Violations {
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("INVARIANT FAILED: %s at %d %s, trial %d: %s: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, v.Check, v.Detail))
+		}
+		for _, th := range lr.Thresholds {
+			s.Thresholds = append(s.Thresholds, ThresholdRow{sr.Name(), sr.Workload, lr.Level, sr.Trial, th})
+			if th.Crossed {
+				wl.Warnings = append(wl.Warnings, fmt.Sprintf("THRESHOLD CROSSED: %s at %d %s, trial %d: %s (%s)", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, th.Expr, thresholdMeasure(th)))
+			}
+		}
+		for _, m := range lr.Warnings {
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, m))
+		}
+		if lr.Status == results.OK && lr.Total.Errors > 0 {
+			wl.Warnings = append(wl.Warnings, fmt.Sprintf("%s at %d %s, trial %d: %.2f%% errors (%d of %d)%s", sr.Name(), lr.Level, s.LevelUnit, sr.Trial, errorPercent(lr), lr.Total.Errors, lr.Total.Samples, topReason(lr)))
+		}
+	}
 }
 
 // verdicts compare, at each level, the two implementations with the most
