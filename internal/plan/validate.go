@@ -38,56 +38,8 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 		add([]string{"implementations"}, "one of: "+strings.Join(services, ", "), "no implementations")
 	}
 	l := p.Load
-	seen := map[string]bool{}
-	for i, im := range p.Implementations {
-		path := []string{"implementations", strconv.Itoa(i)}
-		if _, ok := catalog[im.key()]; !ok && im.Dir != "" {
-			add(append(path, "path"), "a stack's folder holds its manifest, showdown.yaml (docs/your-stack.md); path is relative to the plan's folder", "no stack in %s (%s)", im.Path, im.Dir)
-		} else if !ok && im.Path == "" && (im.Service != "" || len(im.problems) == 0) {
-			add(path, "one of: "+strings.Join(services, ", ")+"; or a stack's folder: path: ../our-service", "unknown service %q", im.Service)
-		}
-		if seen[im.ID()] {
-			add(path, "give one of them a variant name", "%s appears twice", im.ID())
-		}
-		seen[im.ID()] = true
-		for _, e := range im.problems {
-			errs = append(errs, &Error{File: p.File, Line: e.Line, Field: strings.Join(append(path, e.Field), "."), Msg: e.Msg, Hint: e.Hint})
-		}
-		if w := im.Warmup; w != nil {
-			if w.Auto && w.Max < Duration(stats.DefaultSteadyWindow*time.Second) {
-				add(append(path, "warmup_max"), "e.g. warmup_max: 3m", "warmup_max %v is shorter than the steady-state window", time.Duration(w.Max))
-			}
-			if w.Max < 0 {
-				add(append(path, "warmup_max"), "", "warmup_max must not be negative")
-			}
-		}
-		if im.Variant != "" && !regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`).MatchString(im.Variant) {
-			add(append(path, "variant"), "lower-case letters, digits, '-', '_', '.'", "bad variant name %q", im.Variant)
-		}
-		if im.Verify != "" && !contains([]string{VerifyFull, VerifyQuick}, im.Verify) {
-			add(append(path, "verify"), "full or quick", "unknown verify %q", im.Verify)
-		}
-	}
-	if len(p.Workloads) == 0 {
-		add([]string{"workloads"}, "any of: "+strings.Join(workloads.Names, ", "), "no workloads")
-	}
-	for i, w := range p.Workloads {
-		path := []string{"workloads", strconv.Itoa(i)}
-		if !contains(workloads.Names, w.Name) {
-			add(path, "one of: "+strings.Join(workloads.Names, ", "), "unknown workload %q", w.Name)
-			continue
-		}
-		if w.Scenario != "" {
-			if _, err := ReadScenario(w.Scenario); err != nil {
-				add(append(path, "scenario"), "workloads/... names a scenario built into showdown; other paths are relative to where showdown runs", "scenario file: %v", err)
-			}
-		}
-		for _, im := range p.Implementations {
-			if sw, ok := catalog[im.key()]; ok && !contains(sw, w.Name) {
-				add(path, "drop the workload or the implementation", "%s does not implement workload %s (it has %s)", im.Service, w.Name, strings.Join(sw, ", "))
-			}
-		}
-	}
+	seen := p.validateImplementations(catalog, services, add, func(e *Error) { errs = append(errs, e) })
+	p.validateWorkloads(catalog, add)
 	if l.Model != "closed" && l.Model != "open" {
 		add([]string{"load", "model"}, "closed: levels are users; open: levels are requests per second", "model %q is neither closed nor open", l.Model)
 	}
@@ -184,6 +136,90 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if u := d.MySQLURL; u != "" && !strings.HasPrefix(u, "mysql://") {
 		add([]string{"database", "mysql_url"}, "mysql://user:password@host:3306/db", "not a MySQL URL")
 	}
+	p.validatePublished(seen, add)
+	for i, e := range p.FailIf {
+		if _, err := load.ParseThreshold(e); err != nil {
+			add([]string{"fail_if", strconv.Itoa(i)}, "fail_if takes "+load.ThresholdSyntax, "%v", err)
+		}
+	}
+	if p.Limits.Memory < 0 || (p.Limits.Memory > 0 && p.Limits.Memory < 32<<20) {
+		add([]string{"limits", "memory"}, "at least 32MiB", "memory limit %d bytes is too small", p.Limits.Memory)
+	}
+	p.validateFaults(catalog, add)
+	return errs
+}
+
+// adder records one problem of a plan: the path of its field, a hint and
+// the message.
+type adder func(path []string, hint, format string, args ...any)
+
+// validateImplementations checks each implementation: known, once, its
+// own problems (addErr), warm-up, variant and verify; it returns the ids
+// seen.
+func (p *Plan) validateImplementations(catalog Catalog, services []string, add adder, addErr func(*Error)) map[string]bool {
+	seen := map[string]bool{}
+	for i, im := range p.Implementations {
+		path := []string{"implementations", strconv.Itoa(i)}
+		if _, ok := catalog[im.key()]; !ok && im.Dir != "" {
+			add(append(path, "path"), "a stack's folder holds its manifest, showdown.yaml (docs/your-stack.md); path is relative to the plan's folder", "no stack in %s (%s)", im.Path, im.Dir)
+		} else if !ok && im.Path == "" && (im.Service != "" || len(im.problems) == 0) {
+			add(path, "one of: "+strings.Join(services, ", ")+"; or a stack's folder: path: ../our-service", "unknown service %q", im.Service)
+		}
+		if seen[im.ID()] {
+			add(path, "give one of them a variant name", "%s appears twice", im.ID())
+		}
+		seen[im.ID()] = true
+		for _, e := range im.problems {
+			addErr(&Error{File: p.File, Line: e.Line, Field: strings.Join(append(path, e.Field), "."), Msg: e.Msg, Hint: e.Hint})
+		}
+		if w := im.Warmup; w != nil {
+			if w.Auto && w.Max < Duration(stats.DefaultSteadyWindow*time.Second) {
+				add(append(path, "warmup_max"), "e.g. warmup_max: 3m", "warmup_max %v is shorter than the steady-state window", time.Duration(w.Max))
+			}
+			if w.Max < 0 {
+				add(append(path, "warmup_max"), "", "warmup_max must not be negative")
+			}
+		}
+		if im.Variant != "" && !regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`).MatchString(im.Variant) {
+			add(append(path, "variant"), "lower-case letters, digits, '-', '_', '.'", "bad variant name %q", im.Variant)
+		}
+		if im.Verify != "" && !contains([]string{VerifyFull, VerifyQuick}, im.Verify) {
+			add(append(path, "verify"), "full or quick", "unknown verify %q", im.Verify)
+		}
+	}
+	return seen
+}
+
+// validateWorkloads checks each workload: known, its scenario file, and
+// that every implementation serves it.
+func (p *Plan) validateWorkloads(catalog Catalog, add adder) {
+	if len(p.Workloads) == 0 {
+		add([]string{"workloads"}, "any of: "+strings.Join(workloads.Names, ", "), "no workloads")
+	}
+	for i, w := range p.Workloads {
+		path := []string{"workloads", strconv.Itoa(i)}
+		if !contains(workloads.Names, w.Name) {
+			add(path, "one of: "+strings.Join(workloads.Names, ", "), "unknown workload %q", w.Name)
+			continue
+		}
+		if w.Scenario != "" {
+			if _, err := ReadScenario(w.Scenario); err != nil {
+				add(append(path, "scenario"), "workloads/... names a scenario built into showdown; other paths are relative to where showdown runs", "scenario file: %v", err)
+			}
+		}
+		for _, im := range p.Implementations {
+			if sw, ok := catalog[im.key()]; ok && !contains(sw, w.Name) {
+				add(path, "drop the workload or the implementation", "%s does not implement workload %s (it has %s)", im.Service, w.Name, strings.Join(sw, ", "))
+			}
+		}
+	}
+}
+
+// validatePublished checks each published figure set against the plan's
+// workloads, levels, database dimension, metrics and implementations
+// (seen), and fills its workload and database label.
+func (p *Plan) validatePublished(seen map[string]bool, add adder) {
+	l, d := p.Load, p.Database
 	for i := range p.Published {
 		pub := &p.Published[i]
 		path := []string{"published", strconv.Itoa(i)}
@@ -222,14 +258,10 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			}
 		}
 	}
-	for i, e := range p.FailIf {
-		if _, err := load.ParseThreshold(e); err != nil {
-			add([]string{"fail_if", strconv.Itoa(i)}, "fail_if takes "+load.ThresholdSyntax, "%v", err)
-		}
-	}
-	if p.Limits.Memory < 0 || (p.Limits.Memory > 0 && p.Limits.Memory < 32<<20) {
-		add([]string{"limits", "memory"}, "at least 32MiB", "memory limit %d bytes is too small", p.Limits.Memory)
-	}
+}
+
+// validateFaults checks the fault test's settings.
+func (p *Plan) validateFaults(catalog Catalog, add adder) {
 	if f := p.Faults; f != nil {
 		for i, n := range f.Inject {
 			if !slices.Contains(FaultNames, n) {
@@ -249,7 +281,6 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 			add([]string{"faults"}, "add an implementation that serves bank", "no implementation of the plan serves bank, the workload the fault test runs")
 		}
 	}
-	return errs
 }
 
 // faultList names every fault, comma-separated.
