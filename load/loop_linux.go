@@ -350,6 +350,8 @@ func (l *loop) run() {
 			// Closed, many responses awaited: sleep on the timer alone
 			// and read what arrived in one batch (Coalesce).
 			coalescedWaits.Add(1)
+			for old := coalescedLongest.Load(); int64(x) > old && !coalescedLongest.CompareAndSwap(old, int64(x)); old = coalescedLongest.Load() {
+			}
 			l.sleep(x)
 			l.poll()
 			continue
@@ -392,6 +394,10 @@ func (l *loop) sleep(d time.Duration) {
 // coalescedWaits counts the closed model's sleeps on the timer alone
 // (Coalesce), for the tests.
 var coalescedWaits atomic.Int64
+
+// coalescedLongest is the longest of those sleeps asked for, in ns, for
+// the tests: what the rule decided, whatever the machine made of it.
+var coalescedLongest atomic.Int64
 
 // coalesceFor is how long the closed model's loop sleeps on its timer
 // alone before it reads what arrived (Coalesce), at most wait; 0: it

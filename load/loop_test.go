@@ -418,12 +418,14 @@ func TestLoopCoalesces(t *testing.T) {
 		want bool
 	}{{time.Millisecond, true}, {0, false}} {
 		before := coalescedWaits.Load()
+		coalescedLongest.Store(0)
 		res, err := NewAttacker(Coalesce(c.d)).Attack(context.Background(), &Target{URL: srv.URL}, ClosedModel{Users: 50, Duration: 500 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, n := res.Summary, coalescedWaits.Load()-before
-		t.Logf("Coalesce(%v): %d samples, %d errors, %d sleeps on the timer, p50 %.3f ms", c.d, s.Total.Samples, s.Total.Errors, n, s.Total.Latency.P50)
+		longest := time.Duration(coalescedLongest.Load())
+		t.Logf("Coalesce(%v): %d samples, %d errors, %d sleeps on the timer, the longest asked for %v, p50 %.3f ms, max %.3f ms", c.d, s.Total.Samples, s.Total.Errors, n, longest, s.Total.Latency.P50, s.Total.Latency.Max)
 		samples[i] = s.Total.Samples
 		if s.Total.Samples < 50 || s.Total.Errors > 0 {
 			t.Errorf("Coalesce(%v): %d samples, %d errors; want every user answered, none failed", c.d, s.Total.Samples, s.Total.Errors)
@@ -431,8 +433,9 @@ func TestLoopCoalesces(t *testing.T) {
 		if (n > 0) != c.want {
 			t.Errorf("Coalesce(%v): %d sleeps on the timer; want some: %v", c.d, n, c.want)
 		}
+		if limit := time.Duration(s.Total.Latency.Max * float64(time.Millisecond) / 10); longest > limit {
+			t.Errorf("Coalesce(%v): asked for a sleep of %v, over a tenth of the slowest response (%v): the sleeps hold the answers up", c.d, longest, limit)
+		}
 	}
-	if samples[0] < samples[1]/2 {
-		t.Errorf("Coalesce(1ms): %d samples against %d without; want at least half as many", samples[0], samples[1])
-	}
+	t.Logf("Coalesce(1ms): %d samples against %d without (the machine's speed; not compared)", samples[0], samples[1])
 }

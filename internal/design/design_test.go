@@ -266,31 +266,61 @@ func TestRoundsOrder(t *testing.T) {
 // TestRoundsBudget: noisy figures and a costly warm-up make the rounds
 // worth more than the fewest (interleave.RoundsWanted asks for about 16
 // a start); a start's share of measure_max ends them first, and the
-// starts stop at measure_max though trials_max allows more.
+// starts stop once measure_max is spent though trials_max allows more.
+// The fake's rounds and warm-ups take real time, and a busy machine
+// stretches them (a CI run with other packages beside it got 4 rounds a
+// start and a third start), so the test holds the rule against the
+// times the rounds themselves record, not against a round's nominal
+// 60 ms: each start stops within one round of its share, and a start
+// after the plan's two begins only while measure_max is not spent.
 func TestRoundsBudget(t *testing.T) {
 	p := testPlan(t, roundsPlan+"trials: 2\ntrials_max: 10\nmeasure_max: 1s\nprecision: 0.5%\n")
 	b := newFakeBench(t, p, noisy)
 	b.hold, b.warm = 20*time.Millisecond, 300*time.Millisecond
-	began := time.Now()
 	Rounds{}.Run(context.Background(), b)
-	took := time.Since(began)
 
-	if len(b.starts) != 2 {
-		t.Errorf("%d starts, want the plan's 2: measure_max is spent", len(b.starts))
+	if len(b.starts) < 2 || len(b.starts) >= 10 {
+		t.Errorf("%d starts, want the plan's 2 and fewer than trials_max: measure_max is spent first", len(b.starts))
 	}
 	c := b.rec.Comparisons[0]
-	perStart := map[int]int{}
+	type span struct {
+		rounds      int
+		first, last time.Time
+	}
+	spans := map[int]*span{}
 	for _, r := range c.Rounds {
-		perStart[r.Start]++
-	}
-	// Each start may spend 500ms; a round takes 3 arms x 20ms.
-	for s, n := range perStart {
-		if n <= plan.MinRounds || n > 500/60+2 {
-			t.Errorf("start %d: %d rounds, want more than %d and no more than 500ms allows", s, n, plan.MinRounds)
+		sp := spans[r.Start]
+		if sp == nil {
+			sp = &span{first: r.Arms[0].At}
+			spans[r.Start] = sp
 		}
+		sp.rounds++
+		sp.last = r.Arms[len(r.Arms)-1].At
 	}
-	if took > 3*time.Second {
-		t.Errorf("the rounds took %v for a measure_max of 1s", took)
+	share := time.Duration(p.Rounds.MeasureMax) / time.Duration(p.MinStarts())
+	var used time.Duration
+	for s := 1; s <= len(spans); s++ {
+		sp := spans[s]
+		if sp == nil {
+			t.Fatalf("start %d measured no round", s)
+		}
+		took := sp.last.Sub(sp.first)
+		round := took / time.Duration(max(1, sp.rounds-1))
+		if sp.rounds < plan.MinRounds {
+			t.Errorf("start %d: %d rounds, want at least %d", s, sp.rounds, plan.MinRounds)
+		}
+		// Past the fewest, a start's rounds end within a round (and the
+		// mirrored pair it completes) of its share.
+		if sp.rounds > plan.MinRounds && took > share+3*round {
+			t.Errorf("start %d: %d rounds over %v, past its share of %v by more than a pair of rounds (%v each)", s, sp.rounds, took, share, round)
+		}
+		if s > p.MinStarts() && used >= time.Duration(p.Rounds.MeasureMax) {
+			t.Errorf("start %d began with %v of rounds spent, measure_max %v", s, used, time.Duration(p.Rounds.MeasureMax))
+		}
+		used += took + round
+	}
+	if len(spans) == 2 && spans[1].rounds <= plan.MinRounds && spans[2].rounds <= plan.MinRounds {
+		t.Logf("both starts stopped at the fewest rounds: the machine stretched the rounds past the share")
 	}
 }
 
