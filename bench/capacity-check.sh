@@ -47,7 +47,7 @@ def seconds(d):
     return sum(float(v) * mult[u] for v, u in re.findall(r"([0-9.]+)(ns|us|µs|ms|s|m|h)", d))
 run = json.load(open(sys.argv[1]))
 slo = run["plan"]["slo"]
-cap = [c for c in run.get("capacities", []) if c["arm"] == sys.argv[2] and c["workload"] == sys.argv[3]]
+cap = [c for c in run.get("capacities", []) if c["arm"].split("@")[0] == sys.argv[2] and c["workload"] == sys.argv[3]]
 if not cap:
     sys.exit(f"no capacity of {sys.argv[2]} on {sys.argv[3]} in {sys.argv[1]}")
 c = cap[0]

@@ -220,7 +220,7 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	best["startup"] = least(stacks, func(s string) float64 {
 		return medianOf(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds })
 	})
-	best["size"] = least(stacks, func(s string) float64 { return sizeOf(r, runs[s]) })
+	best["size"] = least(stacks, func(s string) float64 { return sizeOf(runs[s]) })
 	leaks := map[string][]string{}
 	for _, x := range []*results.Comparison{c, at} {
 		if x == nil {
@@ -254,7 +254,7 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 		row.RSSAtLevel = rssText(f)
 		row.Idle = rangeText(runs[s], func(sr *results.ServiceRun) float64 { return float64(sr.RSSIdleBytes) }, func(v float64) string { return human.Bytes(v) })
 		row.Startup = rangeText(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds }, func(v float64) string { return fmt.Sprintf("%.2f s", v) })
-		if b := sizeOf(r, runs[s]); b > 0 {
+		if b := sizeOf(runs[s]); b > 0 {
 			row.Size = human.Bytes(b)
 		} else {
 			row.Size = "unknown"
@@ -367,7 +367,7 @@ func rangeText(srs []*results.ServiceRun, fig func(*results.ServiceRun) float64,
 }
 
 // sizeOf is a stack's artifact (or image, where one was built) in bytes.
-func sizeOf(r *results.Run, srs []*results.ServiceRun) float64 {
+func sizeOf(srs []*results.ServiceRun) float64 {
 	for _, sr := range srs {
 		if sr.ImageBytes > 0 {
 			return float64(sr.ImageBytes)
