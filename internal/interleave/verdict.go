@@ -194,6 +194,10 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		}
 		v.CPU = append(v.CPU, pair(a, b, cpuCmp, b, a))
 	}
+	if open && len(v.Ranking) > 0 && v.LatenessP99Ms > 0 {
+		best := figs[v.Ranking[0]].geoMean()
+		v.FloorTakesP99 = best > 0 && v.LatenessP99Ms > FloorShare*best
+	}
 	if c.AtRate {
 		// The cost of the same work, ranked on its own: least CPU per
 		// request first.

@@ -147,6 +147,9 @@ type Verdict struct {
 	// whose p99s differ by less than it are not ranked by latency
 	// (PairRatio.InsideFloor).
 	LatenessP99Ms float64 `json:"lateness_p99_ms,omitempty"`
+	// FloorTakesP99 reports a lateness over interleave.FloorShare of the
+	// best arm's p99: the p99s measure the host as much as the services.
+	FloorTakesP99 bool `json:"floor_takes_p99,omitempty"`
 	// Leaks are the growth checks of every arm: RSS, threads and file
 	// descriptors over the rounds of each start.
 	Leaks []Growth `json:"leaks,omitempty"`

@@ -54,8 +54,8 @@ func Verdict(v *results.Verdict) []string {
 		out = append(out, CPUPair(pr, v))
 	}
 	out = append(out, overloaded(v)...)
-	if f, best := v.LatenessP99Ms, bestP99(v); f > 0 && best > 0 && f > FloorShareOfP99*best {
-		out = append(out, fmt.Sprintf("the generator's send lateness p99 (%s) is over a third of the best p99 (%s): at this rate the p99s measure this host as much as the services", human.Ms(f), human.Ms(best)))
+	if v.FloorTakesP99 {
+		out = append(out, fmt.Sprintf("the generator's send lateness p99 (%s) is over a third of the best p99 (%s): at this rate the p99s measure this host as much as the services", human.Ms(v.LatenessP99Ms), human.Ms(bestP99(v))))
 	}
 	out = append(out, Leaks(v.Leaks)...)
 	arms := make([]string, 0, len(v.GeneratorBound))
@@ -99,10 +99,6 @@ func Verdict(v *results.Verdict) []string {
 func RateRule(share float64, slowest string, throughput float64, level int, unit string, start int) string {
 	return fmt.Sprintf("%.0f%% of %s's %s req/s at %d %s in start %d", 100*share, slowest, human.Count(throughput), level, unit, start)
 }
-
-// FloorShareOfP99 is the share of the best p99 past which the
-// generator's send lateness is said to take the comparison.
-const FloorShareOfP99 = 1.0 / 3
 
 // figuresOf is arm's figures in v, zero when it has none.
 func figuresOf(v *results.Verdict, arm string) results.ArmFigures {
