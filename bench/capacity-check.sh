@@ -20,11 +20,18 @@
 #   workload to string.
 # Then REPORTED_RUNS times (default 5) at the reported capacity (the rate
 # its confirmation held, else the estimate) for HOLD seconds (default 30):
-# the objective should hold in at least 4 of 5. Only a bracket has an edge
+# the objective should hold in at least 4 of 5; and RUNS times at 1.1×
+# that rate for HOLD seconds, where it should miss. With WRK2 naming a
+# wrk2 binary (github.com/giltene/wrk2, built as bench/README.md says),
+# the same two rates again with wrk2 on the same fresh start: -c
+# WRK2_CONNECTIONS (64) on one thread, HOLD seconds measured after its
+# 10 s calibration, its p99 read from the corrected histogram (latency
+# from each request's intended send time, as showdown's). Only a bracket has an edge
 # to check: for the search's other answers (a lower bound the generator's
 # load set, an objective below this host's floor, the service failing)
 # it says "nothing to check" and why, and exits 0.
-# Environment: RUNS (3), REPORTED_RUNS (5), HOLD (30), WARM (30), PORT (18490).
+# Environment: RUNS (3), REPORTED_RUNS (5), HOLD (30), WARM (30), PORT (18490),
+# WRK2 (unset: no wrk2 runs), WRK2_CONNECTIONS (64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/capacity-check.sh RESULTS [service] [workload]" >&2; exit 2; }
@@ -96,22 +103,25 @@ flags=()
 IFS=, read -ra conds <<<"$fails"
 for c in "${conds[@]}"; do flags+=(--fail-if "$c"); done
 echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(lscpu | sed -n 's/^Model name: *//p') x$(nproc); $svc on $wl, interval [$low, $high] ${unit/rate/req\/s}, objective: ${fails//,/, }"
-for which in low high reported; do
+held_rate=$(printf '%.0f' "$reported")
+above_rate=$(python3 -c "print(round(1.1 * $reported))")
+for which in low high reported above; do
 	n=$runs
 	if [ "$which" = reported ]; then n=$reported_runs; fi
+	if [ "$which" = above ] && [ "$unit" = users ]; then continue; fi
 	if [ "$unit" = users ]; then
 		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); elif [ "$which" = reported ]; then rate=$(printf '%.0f' "$reported"); else rate=$(python3 -c "import math; print(max(math.ceil(1.1 * $high), math.floor($high) + 1))"); fi
 		load=(--users "$rate" --think-time "$think")
 		sends=$(python3 -c "print($rate / $per_user)")
 	else
-		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); elif [ "$which" = reported ]; then rate=$(printf '%.0f' "$reported"); else rate=$(python3 -c "print(round(1.1 * $high))"); fi
+		if [ "$which" = low ]; then rate=$(printf '%.0f' "$low"); elif [ "$which" = reported ]; then rate=$held_rate; elif [ "$which" = above ]; then rate=$above_rate; else rate=$(python3 -c "print(round(1.1 * $high))"); fi
 		# The capacity is in requests a second; the scenario's iterations
 		# of $steps requests arrive at rate/steps.
 		load=(--rate "$(python3 -c "print($rate / $steps)")" --max-inflight "$conns")
 		sends=$rate
 	fi
 	secs=$(python3 -c "import math; print(min($pmax, max($pmin, math.ceil(100 / (1 - $secs_q / 100) / $sends))))")
-	if [ "$which" = reported ]; then secs=$hold; fi
+	if [ "$which" = reported ] || [ "$which" = above ]; then secs=$hold; fi
 	met=0
 	for k in $(seq "$n"); do
 		rc=0
@@ -124,3 +134,50 @@ for which in low high reported; do
 	done
 	echo "$which: $rate ${unit/rate/req\/s}, ${secs}s each: objective met in $met of $n runs"
 done
+
+# wrk2 at the reported rate and 1.1× it, on the same start. Only an
+# open-model capacity of a one-step scenario has a rate wrk2 can send.
+[ -n "${WRK2:-}" ] || exit 0
+if [ "$unit" = users ] || [ "$steps" != 1 ]; then echo "wrk2: skipped (a capacity in users, or a scenario of $steps steps)"; exit 0; fi
+read -r method url body limit_ms < <(python3 - "$scenario" "$fails" <<'PY'
+import json, re, sys, yaml
+step = yaml.safe_load(open(sys.argv[1]))["steps"][0]
+m = re.search(r"p99>([0-9.]+)(ms|s)", sys.argv[2])
+limit = float(m.group(1)) * (1000 if m.group(2) == "s" else 1)
+print(step.get("method", "GET"), step["url"], json.dumps(step.get("body"), separators=(",", ":")) if step.get("body") is not None else "-", limit)
+PY
+)
+lua="$out/wrk2.lua"
+{
+	echo "wrk.method = \"$method\""
+	if [ "$body" != - ]; then
+		printf 'wrk.body = [[%s]]\n' "$body"
+		echo 'wrk.headers["Content-Type"] = "application/json"'
+	fi
+} >"$lua"
+wconns=${WRK2_CONNECTIONS:-64}
+for rate in "$held_rate" "$above_rate"; do
+	n=$runs
+	if [ "$rate" = "$held_rate" ]; then n=$reported_runs; fi
+	met=0
+	p99s=()
+	for k in $(seq "$n"); do
+		taskset -c 1 "$WRK2" -t1 -c"$wconns" -d"$((hold + 11))s" -R"$rate" --latency -s "$lua" "$base$url" >"$out/wrk2-$rate-$k.txt" 2>&1 || { echo "wrk2 failed:"; tail -5 "$out/wrk2-$rate-$k.txt"; exit 1; }
+		# The corrected histogram's p99 (wrk2 prints it first), and any
+		# errors or non-2xx answers.
+		read -r p99 bad < <(python3 - "$out/wrk2-$rate-$k.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"^\s*99\.000%\s+([0-9.]+)(us|ms|s|m)\b", t, re.M)
+v = float(m.group(1)) * {"us": 1e-3, "ms": 1, "s": 1e3, "m": 6e4}[m.group(2)]
+bad = sum(int(x) for x in re.findall(r"Non-2xx or 3xx responses: (\d+)", t))
+bad += sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", t))
+print(f"{v:.3f}", bad)
+PY
+)
+		p99s+=("$p99")
+		if python3 -c "import sys; sys.exit(0 if $p99 <= $limit_ms and $bad == 0 else 1)"; then met=$((met + 1)); fi
+	done
+	echo "wrk2: $rate req/s, ${hold}s each after its calibration, $wconns connections: objective met in $met of $n runs (p99 ${p99s[*]} ms)"
+done
+

@@ -53,7 +53,8 @@ func TestVerifyFaultsUsage(t *testing.T) {
 // sum of balances must hold, no transfer answered 4xx/5xx may be in the
 // ledger (a failed COMMIT is resolved, workloads/bank/README.md), every
 // fault must be recovered from, and the transfer open at SIGTERM must be
-// answered 200 before a clean exit.
+// answered 200 before a clean exit. Two stacks run at once, each lane
+// with its own PostgreSQL (conformanceLanes).
 func TestFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds, starts and kills every service (skipped with -short)")
@@ -66,19 +67,32 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Errorf("invalid manifests:\n%v", err)
 	}
-	var pg *db.Postgres
-	defer func() { pg.Stop() }()
+	prebuildOnce(t, ms)
+	// One durable PostgreSQL per lane (conformanceLanes), each shared by
+	// the stacks of its lane in turn: a fault crashes and restarts its
+	// server, so two stacks never share one at once. Cleanup, not defer:
+	// the parallel subtests run after this function returns.
+	type lane struct{ pg *db.Postgres }
+	lanes := make(chan *lane, conformanceLanes)
+	for range conformanceLanes {
+		l := &lane{}
+		t.Cleanup(func() { l.pg.Stop() })
+		lanes <- l
+	}
 	prev := faultDatabases
 	faultDatabases = func(ctx context.Context, progress io.Writer) (*stack.Databases, error) {
-		if pg == nil {
-			fmt.Fprintln(progress, "starting postgres (shared, durable)")
-			if pg, err = db.StartPostgres(ctx, db.WithDurable()); err != nil {
+		l := ctx.Value(laneKey{}).(*lane)
+		if l.pg == nil {
+			fmt.Fprintln(progress, "starting postgres (shared by a lane, durable)")
+			pg, err := db.StartPostgres(ctx, db.WithDurable())
+			if err != nil {
 				return nil, err
 			}
+			l.pg = pg
 		}
-		return stack.Use(db.Servers{Postgres: pg}, stack.DatabaseOptions{Progress: progress}), nil
+		return stack.Use(db.Servers{Postgres: l.pg}, stack.DatabaseOptions{Progress: progress}), nil
 	}
-	defer func() { faultDatabases = prev }()
+	t.Cleanup(func() { faultDatabases = prev })
 
 	for _, m := range ms {
 		if !m.Supports("bank") {
@@ -88,9 +102,12 @@ func TestFaults(t *testing.T) {
 			if why := toolchainMissing(m); why != "" {
 				t.Skipf("toolchain absent: %s", why)
 			}
+			t.Parallel()
+			l := <-lanes
+			defer func() { lanes <- l }()
 			start := time.Now()
 			before, _ := machine.ReadStat()
-			st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
+			st, out, errb := svcTestState(context.WithValue(context.Background(), laneKey{}, l), map[string]string{"SHOWDOWN_ROOT": root})
 			code := run(st, []string{"verify", "--faults", "--service", m.Name, "--health-timeout", "5m",
 				"--per-fault", "2s", "--pause", "1s", "--workers", "16"})
 			t.Logf("%s in %s:\n%s", m.Name, time.Since(start).Round(time.Second), out)

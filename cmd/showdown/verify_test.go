@@ -300,11 +300,24 @@ func toolchainMissing(m *service.Manifest) string {
 	return ""
 }
 
+// conformanceLanes is how many stacks TestConformance verifies at once,
+// each lane with a PostgreSQL and a MariaDB of its own (the suite
+// stops, hangs and restarts its databases, so two stacks never share
+// one). Most of a verify is waiting: for a hung database's timeout
+// (three checks of 2.5-5.5 s for go-stdlib), a start, a recovery; two
+// lanes halve the wall time on two CPUs (go test -parallel is
+// GOMAXPROCS, so a one-CPU machine still runs them one at a time).
+const conformanceLanes = 2
+
+// laneKey is the context key of a conformance subtest's databases.
+type laneKey struct{}
+
 // TestConformance runs 'showdown verify --service NAME' end to end, in
 // process, for every implementation under services/, against real
-// PostgreSQL and MariaDB servers shared by all of them: each must pass the
-// whole suite. It is the project's heaviest test (a few minutes, most of it
-// the Java build and start).
+// PostgreSQL and MariaDB servers, each pair shared by the stacks of one
+// lane (conformanceLanes): each stack must pass the whole suite. It is
+// the project's heaviest test (a few minutes, most of it the Java build
+// and start).
 func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance test builds and starts every service (skipped with -short)")
@@ -327,21 +340,32 @@ func TestConformance(t *testing.T) {
 		}
 	}
 
-	prebuild(t, ms)
-	shared := &sharedDatabases{}
-	defer shared.stop()
+	prebuildOnce(t, ms)
+	// Cleanup, not defer: the parallel subtests run after this function
+	// returns, and the databases must outlive them.
+	lanes := make(chan *sharedDatabases, conformanceLanes)
+	for range conformanceLanes {
+		shared := &sharedDatabases{}
+		t.Cleanup(shared.stop)
+		lanes <- shared
+	}
 	prev := verifyDatabases
-	verifyDatabases = shared.start
-	defer func() { verifyDatabases = prev }()
+	verifyDatabases = func(ctx context.Context, progress io.Writer, engines []workloads.Engine) (*stack.Databases, error) {
+		return ctx.Value(laneKey{}).(*sharedDatabases).start(ctx, progress, engines)
+	}
+	t.Cleanup(func() { verifyDatabases = prev })
 
 	for _, m := range ms {
 		t.Run(m.Name, func(t *testing.T) {
 			if why := toolchainMissing(m); why != "" {
 				t.Skipf("toolchain absent: %s", why)
 			}
+			t.Parallel()
+			shared := <-lanes
+			defer func() { lanes <- shared }()
 			start := time.Now()
 			before, _ := machine.ReadStat()
-			st, out, errb := svcTestState(context.Background(), map[string]string{"SHOWDOWN_ROOT": root})
+			st, out, errb := svcTestState(context.WithValue(context.Background(), laneKey{}, shared), map[string]string{"SHOWDOWN_ROOT": root})
 			code := run(st, []string{"verify", "--service", m.Name, "--health-timeout", "5m"})
 			t.Logf("%s: %s in %s; progress:\n%s", m.Name, lastLine(out.String()), time.Since(start).Round(time.Second), progressLines(errb.String()))
 			if code != exitOK {
@@ -359,6 +383,16 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+var prebuilt sync.Once
+
+// prebuildOnce builds every stack once per test binary, for whichever of
+// TestFaults and TestConformance runs first: from a fresh clone the
+// builds then overlap, one language per CPU, instead of each coming
+// serially inside the first test that starts its stack.
+func prebuildOnce(t *testing.T, ms []*service.Manifest) {
+	prebuilt.Do(func() { prebuild(t, ms) })
 }
 
 // prebuild builds every stack before the suite runs, languages side by

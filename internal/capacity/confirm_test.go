@@ -8,7 +8,8 @@ import (
 	"github.com/showdownlab/showdown/internal/results"
 )
 
-// TestConfirmRates: from the interval's lower end down, by the larger of
+// TestConfirmRates: from the interval's lower end (or the lowest rate
+// every start held, when higher) down, by the larger of
 // ConfirmStep and the resolution; whole users stay whole.
 func TestConfirmRates(t *testing.T) {
 	got := ConfirmRates(&results.Capacity{Rate: 30000, Low: 29000, High: 31000}, 0.02)
@@ -26,6 +27,24 @@ func TestConfirmRates(t *testing.T) {
 	}
 	if got := ConfirmRates(&results.Capacity{Unit: results.UnitUsers, Rate: 41, Low: 39, High: 43}, 0.02); got[1] != 37 {
 		t.Errorf("users: second %g, want 37 (whole)", got[1])
+	}
+	// Two starts whose interval's lower end lies below both brackets
+	// (2026-11-28): from the lowest rate a start held.
+	two := &results.Capacity{Rate: 27048, Low: 11048, High: 43048, Brackets: []results.Bracket{{Start: 1, Pass: 28086, Fail: 28499}, {Start: 2, Pass: 25628, Fail: 25979}}}
+	if got := ConfirmRates(two, 0.02); got[0] != 25628 {
+		t.Errorf("two starts: first rate %g, want 25628, the lowest a start held", got[0])
+	}
+	// A start that held nothing: the interval's lower end.
+	two.Brackets[1].Pass = 0
+	if got := ConfirmFrom(two); got != 11048 {
+		t.Errorf("a start that held nothing: first rate %g, want 11048", got)
+	}
+	// Never above the estimate, never below the interval's lower end.
+	if got := ConfirmFrom(&results.Capacity{Rate: 100, Low: 90, High: 110, Brackets: []results.Bracket{{Pass: 120}, {Pass: 130}}}); got != 100 {
+		t.Errorf("brackets above the estimate: %g, want 100", got)
+	}
+	if got := ConfirmFrom(&results.Capacity{Rate: 100, Low: 90, High: 110, Brackets: []results.Bracket{{Pass: 80}, {Pass: 130}}}); got != 90 {
+		t.Errorf("a bracket below the lower end: %g, want 90", got)
 	}
 	if got := ConfirmRates(&results.Capacity{}, 0.02); got != nil {
 		t.Errorf("no capacity: %v, want none", got)

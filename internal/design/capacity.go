@@ -369,8 +369,9 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 }
 
 // confirm holds each arm's capacity, estimated from every start's
-// brackets, for the plan's capacity.confirm in the last start: at the
-// interval's lower end, then stepping back (capacity.ConfirmRates) until
+// brackets, for the plan's capacity.confirm in the last start: from
+// capacity.ConfirmFrom (the interval's lower end, or the lowest rate
+// every start held when higher), then stepping back (capacity.ConfirmRates) until
 // one rate holds, the arms in a random order. The rate that held is the
 // one reported with the runs that did not; a run the machine disturbed
 // is measured again once.

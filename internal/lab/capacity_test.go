@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showdownlab/showdown/internal/capacity"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
@@ -64,15 +65,17 @@ func TestRunCapacity(t *testing.T) {
 	if lines := strings.Join(wording.CapacityVerdict(rec.CapacityVerdicts[0]), "\n"); !strings.Contains(lines, want) {
 		t.Errorf("capacity verdict %q lacks %q", lines, want)
 	}
-	// The found capacity was held before it was reported: at the
-	// interval's lower end, or stepped back from it.
+	// The found capacity was held before it was reported: from the
+	// interval's lower end (or the lowest rate every start held, when
+	// higher: capacity.ConfirmFrom), or stepped back from it.
 	if c.Rate > 0 && !c.LowerBound {
 		if len(c.Confirmations) == 0 {
 			t.Errorf("capacity %s reported with no confirmation run", wording.Capacity(c))
 		}
+		from := capacity.ConfirmFrom(c)
 		for _, pr := range c.Confirmations {
-			if pr.Seconds < 1.5 || pr.Rate > c.Low+1e-9 && c.Low > 0 {
-				t.Errorf("confirmation at %.0f for %.1f s: want at most the interval's lower end %.0f, for the plan's 2 s", pr.Rate, pr.Seconds, c.Low)
+			if pr.Seconds < 1.5 || pr.Rate > from+1e-9 && from > 0 {
+				t.Errorf("confirmation at %.0f for %.1f s: want at most %.0f (interval's lower end %.0f), for the plan's 2 s", pr.Rate, pr.Seconds, from, c.Low)
 			}
 		}
 		if c.Held > 0 && !strings.Contains(wording.Capacity(c), "held") {

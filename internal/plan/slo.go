@@ -195,7 +195,8 @@ type CapacitySettings struct {
 	// MaxProbes bounds one arm's probes in one start.
 	MaxProbes int `yaml:"max_probes" json:"max_probes"`
 	// Confirm is how long the confirmation runs hold a found capacity
-	// before it is reported: at the interval's lower end, stepping back
+	// before it is reported: at the interval's lower end (or the lowest
+	// rate every start held, when higher), stepping back
 	// until one holds (`confirm: 30s`).
 	Confirm Duration `yaml:"confirm" json:"confirm"`
 	// Connections is the open-model probes' pool (load.MaxInflight):

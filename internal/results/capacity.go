@@ -59,7 +59,8 @@ type Capacity struct {
 	// High are derived (lab: the capacity interval).
 	Brackets []Bracket `json:"brackets,omitempty"`
 	// Held is the rate a confirmation run held for HeldSeconds, at the
-	// interval's lower end or stepped back from it; 0 when none held or
+	// interval's lower end (or the lowest rate every start held, when
+	// higher) or stepped back from it; 0 when none held or
 	// none was run. Confirmations are those runs, the failed ones first.
 	Held          float64 `json:"held,omitempty"`
 	HeldSeconds   float64 `json:"held_seconds,omitempty"`
