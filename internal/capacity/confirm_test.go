@@ -9,11 +9,11 @@ import (
 )
 
 // TestConfirmRates: from the interval's lower end (or the lowest rate
-// every start held, when higher) down, by the larger of
+// every start held, when higher) down, each step back one more of the larger of
 // ConfirmStep and the resolution; whole users stay whole.
 func TestConfirmRates(t *testing.T) {
 	got := ConfirmRates(&results.Capacity{Rate: 30000, Low: 29000, High: 31000}, 0.02)
-	want := []float64{29000, 27550, 26172.5, 24863.875}
+	want := []float64{29000, 27550, 24795, 21075.75, 16860.6, 12645.45}
 	if len(got) != len(want) {
 		t.Fatalf("rates %v, want %v", got, want)
 	}
@@ -22,11 +22,17 @@ func TestConfirmRates(t *testing.T) {
 			t.Errorf("rate %d: %g, want %g", i, got[i], want[i])
 		}
 	}
-	if got := ConfirmRates(&results.Capacity{Rate: 300, Low: 300, LowerBound: true}, 0.1); got[1] != 270 {
-		t.Errorf("resolution 10%%: second rate %g, want 270", got[1])
+	// A resolution of 20%: steps of 20, 40, 60, 80%, and none at zero.
+	if got := ConfirmRates(&results.Capacity{Rate: 300, Low: 300, LowerBound: true}, 0.2); len(got) != 5 || got[1] != 240 || got[4] <= 0 {
+		t.Errorf("resolution 20%%: rates %v, want 300, 240, 144, 57.6, 11.52", got)
 	}
-	if got := ConfirmRates(&results.Capacity{Unit: results.UnitUsers, Rate: 41, Low: 39, High: 43}, 0.02); got[1] != 37 {
-		t.Errorf("users: second %g, want 37 (whole)", got[1])
+	if got := ConfirmRates(&results.Capacity{Unit: results.UnitUsers, Rate: 41, Low: 39, High: 43}, 0.02); got[1] != 37 || got[2] != 33 {
+		t.Errorf("users: %v, want 39, 37, 33 (whole)", got)
+	}
+	// An interval clipped at zero (two starts far apart, 2026-11-28):
+	// from the lowest rate a start held, not from the estimate.
+	if got := ConfirmFrom(&results.Capacity{Rate: 29882, Low: 0, High: 105029, Brackets: []results.Bracket{{Pass: 35533}, {Pass: 23807}}}); got != 23807 {
+		t.Errorf("interval reaching zero: first rate %g, want 23807", got)
 	}
 	// Two starts whose interval's lower end lies below both brackets
 	// (2026-11-28): from the lowest rate a start held.

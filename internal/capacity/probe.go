@@ -233,8 +233,14 @@ const (
 	// search measures again in one start.
 	MaxDisturbedRepeats = 3
 	// ConfirmSteps bounds the confirmation runs of one capacity, each
-	// ConfirmStep (or the plan's resolution, when larger) below the last.
-	ConfirmSteps = 4
+	// further below the last: the k-th step back is k × ConfirmStep (or
+	// the plan's resolution, when larger), so six runs reach below half
+	// the first rate. A capacity found in 2 s probes can miss its
+	// objective over 30 s on a host that stalls now and then (on
+	// 2026-11-28 go-stdlib's brackets at 24-36k req/s did not hold
+	// 30 s from 30k down to 25.6k: one stall near the knee takes long to
+	// drain), and the confirmation's answer is the rate that does.
+	ConfirmSteps = 6
 	ConfirmStep  = 0.05
 )
 
@@ -253,7 +259,8 @@ func Disturbed(pr results.Probe) string {
 }
 
 // ConfirmRates are the rates a capacity's confirmation tries, in order:
-// where it starts (ConfirmFrom), then each step lower, ConfirmSteps in all.
+// where it starts (ConfirmFrom), then each step back larger than the
+// last (ConfirmSteps), ConfirmSteps rates in all, none at or below zero.
 func ConfirmRates(c *results.Capacity, resolution float64) []float64 {
 	at := ConfirmFrom(c)
 	if at <= 0 {
@@ -261,9 +268,9 @@ func ConfirmRates(c *results.Capacity, resolution float64) []float64 {
 	}
 	step := max(ConfirmStep, resolution)
 	out := make([]float64, 0, ConfirmSteps)
-	for i := 0; i < ConfirmSteps; i++ {
+	for i := 0; i < ConfirmSteps && at > 0; i++ {
 		out = append(out, at)
-		at *= 1 - step
+		at *= 1 - float64(i+1)*step
 		if c.Units() == results.UnitUsers {
 			at = math.Floor(at)
 		}
@@ -280,11 +287,7 @@ func ConfirmRates(c *results.Capacity, resolution float64) []float64 {
 // held 25,628 and 28,086 on 2026-11-28. A confirmation there holds
 // trivially and says nothing about the estimate.
 func ConfirmFrom(c *results.Capacity) float64 {
-	at := c.Low
-	if at <= 0 {
-		at = c.Rate
-	}
-	if at <= 0 {
+	if c.Rate <= 0 && c.Low <= 0 {
 		return 0
 	}
 	held := math.Inf(1)
@@ -295,8 +298,13 @@ func ConfirmFrom(c *results.Capacity) float64 {
 		}
 		held = min(held, b.Pass)
 	}
+	at := c.Low
 	if !math.IsInf(held, 1) && held > at {
 		at = held
+	}
+	if at <= 0 {
+		// A pointwise or one-sided estimate with no bracket to go by.
+		at = c.Rate
 	}
 	if c.Rate > 0 && at > c.Rate {
 		at = c.Rate
