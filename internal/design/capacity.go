@@ -372,7 +372,7 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 // brackets, for the plan's capacity.confirm in the last start: from
 // capacity.ConfirmFrom (the interval's lower end, or the lowest rate
 // every start held when higher), then stepping back (capacity.ConfirmRates) until
-// one rate holds, the arms in a random order. The rate that held is the
+// one rate holds in capacity.ConfirmHolds runs in a row, the arms in a random order. The rate that held is the
 // one reported with the runs that did not; a run the machine disturbed
 // is measured again once.
 func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
@@ -382,21 +382,31 @@ func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []A
 		l := ls[i]
 		c := caps[capKey(w.Name, l.ID())]
 		capacity.Estimate(c)
-		c.Held, c.HeldSeconds, c.Confirmations = 0, 0, nil
+		c.Held, c.HeldSeconds, c.HeldRuns, c.Confirmations = 0, 0, 0, nil
 		for _, rate := range capacity.ConfirmRates(c, float64(p.Capacity.Resolution)) {
 			if ctx.Err() != nil || l.Exited() {
 				return
 			}
-			pr, _ := x.probe(ctx, l, w, rate, trial, hold)
-			if why := capacity.Disturbed(pr); why != "" && ctx.Err() == nil {
-				pr.Disturbed = why
-				c.Confirmations = append(c.Confirmations, pr)
+			// A rate holds when it meets the objective in ConfirmHolds runs
+			// in a row: one pass over 30 s near the knee can be luck.
+			held := 0
+			var pr results.Probe
+			for held < capacity.ConfirmHolds && ctx.Err() == nil && !l.Exited() {
 				pr, _ = x.probe(ctx, l, w, rate, trial, hold)
+				if why := capacity.Disturbed(pr); why != "" && ctx.Err() == nil {
+					pr.Disturbed = why
+					c.Confirmations = append(c.Confirmations, pr)
+					pr, _ = x.probe(ctx, l, w, rate, trial, hold)
+				}
+				c.Confirmations = append(c.Confirmations, pr)
+				b.Say("%s on %s: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, held+1, capacity.ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
+				if !pr.Pass {
+					break
+				}
+				held++
 			}
-			c.Confirmations = append(c.Confirmations, pr)
-			b.Say("%s on %s: confirmation for %v at %s: %s", l.ID(), w.Name, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
-			if pr.Pass {
-				c.Held, c.HeldSeconds = rate, pr.Seconds
+			if held == capacity.ConfirmHolds {
+				c.Held, c.HeldSeconds, c.HeldRuns = rate, pr.Seconds, held
 				break
 			}
 		}

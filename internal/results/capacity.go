@@ -62,8 +62,11 @@ type Capacity struct {
 	// interval's lower end (or the lowest rate every start held, when
 	// higher) or stepped back from it; 0 when none held or
 	// none was run. Confirmations are those runs, the failed ones first.
-	Held          float64 `json:"held,omitempty"`
-	HeldSeconds   float64 `json:"held_seconds,omitempty"`
+	Held        float64 `json:"held,omitempty"`
+	HeldSeconds float64 `json:"held_seconds,omitempty"`
+	// HeldRuns is how many runs of HeldSeconds in a row held at Held
+	// (capacity.ConfirmHolds); 0 in runs recorded before it, where one did.
+	HeldRuns      int     `json:"held_runs,omitempty"`
 	Confirmations []Probe `json:"confirmations,omitempty"`
 	// Warnings are doubts about this capacity (a probe shorter than its
 	// percentile's rule, a failed invariant after the search).

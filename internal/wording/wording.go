@@ -375,6 +375,7 @@ func nonEmpty(ss ...string) []string {
 }
 
 // Held says how a capacity's confirmation went: "; held 30 s at 60336",
+// "; held 2 × 30 s at 60336" (runs in a row),
 // "; held 30 s only at 57319 (not at 60336)", "; did not hold 30 s at
 // 60336, 57319, 54453 or 51730"; "" without confirmation runs.
 func Held(c *results.Capacity) string {
@@ -388,11 +389,15 @@ func Held(c *results.Capacity) string {
 		}
 	}
 	secs := c.Confirmations[len(c.Confirmations)-1].Seconds
+	held := fmt.Sprintf("%.0f s", c.HeldSeconds)
+	if c.HeldRuns > 1 {
+		held = fmt.Sprintf("%d × %.0f s", c.HeldRuns, c.HeldSeconds)
+	}
 	switch {
 	case c.Held > 0 && len(failed) == 0:
-		return fmt.Sprintf("; held %.0f s at %s", c.HeldSeconds, Amount(c.Held, c.Units()))
+		return fmt.Sprintf("; held %s at %s", held, Amount(c.Held, c.Units()))
 	case c.Held > 0:
-		return fmt.Sprintf("; held %.0f s only at %s (not at %s)", c.HeldSeconds, Amount(c.Held, c.Units()), strings.Join(failed, ", "))
+		return fmt.Sprintf("; held %s only at %s (not at %s)", held, Amount(c.Held, c.Units()), strings.Join(failed, ", "))
 	}
 	return fmt.Sprintf("; did NOT hold %.0f s at %s", secs, strings.Join(failed, ", "))
 }

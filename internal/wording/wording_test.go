@@ -27,3 +27,20 @@ func TestCapacityUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestHeld: a confirmation held in runs in a row says how many; one
+// recorded before the rule says one run; failed rates are named.
+func TestHeld(t *testing.T) {
+	c := &results.Capacity{Held: 21000, HeldSeconds: 30, HeldRuns: 2, Confirmations: []results.Probe{
+		{Rate: 26156, Pass: true, Seconds: 30}, {Rate: 26156, Seconds: 30},
+		{Rate: 24848, Seconds: 30},
+		{Rate: 21000, Pass: true, Seconds: 30}, {Rate: 21000, Pass: true, Seconds: 30},
+	}}
+	if got, want := Held(c), "; held 2 × 30 s only at 21000 (not at 26156, 24848)"; got != want {
+		t.Errorf("Held: %q, want %q", got, want)
+	}
+	old := &results.Capacity{Held: 60336, HeldSeconds: 30, Confirmations: []results.Probe{{Rate: 60336, Pass: true, Seconds: 30}}}
+	if got, want := Held(old), "; held 30 s at 60336"; got != want {
+		t.Errorf("Held of an old run: %q, want %q", got, want)
+	}
+}
