@@ -130,6 +130,11 @@ for which in low high reported above; do
 		load=(--rate "$(python3 -c "print($rate / $steps)")" --max-inflight "$conns")
 		sends=$rate
 	fi
+	if python3 -c "import sys; sys.exit(0 if float('$rate') > 0 else 1)"; then :; else
+		# Two starts far apart: the interval reaches zero.
+		echo "$which: 0 ${unit/rate/req\/s}: nothing to check there"
+		continue
+	fi
 	secs=$(python3 -c "import math; print(min($pmax, max($pmin, math.ceil(100 / (1 - $secs_q / 100) / $sends))))")
 	if [ "$which" = reported ] || [ "$which" = above ]; then secs=$hold; fi
 	met=0

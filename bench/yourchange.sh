@@ -95,6 +95,7 @@ truth=${TRUE:-}
 if [ -z "$truth" ]; then
 	began=$SECONDS
 	read -r ratio low high sig better starts secs code < <(run "$(plan truth slow default)")
+	[ -n "${code:-}" ] || exit 1
 	printf 'true ratio (defaults, %d s): base/slow %.4f [%.4f, %.4f], ±%.1f%%, %s starts, better %s\n' "$((SECONDS - began))" "$ratio" "$low" "$high" "$(python3 -c "print(($high - $low) / 2 / $ratio * 100)")" "$starts" "$better"
 	truth=$ratio
 	[ "$better" = "our-service@base" ] || truth=$(python3 -c "print(1 / $ratio)")
@@ -103,6 +104,7 @@ fi
 slower=0 holds=0 slow_fail=0 claims=0 same_fail=0
 for i in $(seq 1 "$n_slow"); do
 	read -r ratio low high sig better starts secs code < <(run "$(plan slow slow "$budget")")
+	[ -n "${code:-}" ] || exit 1
 	# ratio is better/worse; as base/slow:
 	if [ "$better" != "our-service@base" ]; then read -r ratio low high < <(python3 -c "print(1 / $ratio, 1 / $high, 1 / $low)"); fi
 	judged=-
@@ -114,6 +116,7 @@ for i in $(seq 1 "$n_slow"); do
 done
 for i in $(seq 1 "$n_same"); do
 	read -r ratio low high sig better starts secs code < <(run "$(plan same same "$budget")")
+	[ -n "${code:-}" ] || exit 1
 	claimed=-
 	if [ "$sig" = true ]; then claimed="CLAIMED ($better faster)"; claims=$((claims + 1)); fi
 	[ "$code" = 3 ] && same_fail=$((same_fail + 1))
