@@ -49,22 +49,8 @@ done
 echo "claimed a difference in $claims of $n A/A comparisons ($(( $(date +%s) - began )) s)"
 # The claim rate's exact 95% interval (Clopper-Pearson, by bisection on
 # the binomial tails): a calibrated test's 5% should sit inside it.
-python3 - "$claims" "$n" <<'PY'
-import math, sys
-k, n = int(sys.argv[1]), int(sys.argv[2])
-def tail(p, lo, hi):
-    return sum(math.comb(n, i) * p**i * (1 - p)**(n - i) for i in range(lo, hi + 1))
-def solve(f):
-    a, b = 0.0, 1.0
-    for _ in range(60):
-        m = (a + b) / 2
-        if f(m): b = m
-        else: a = m
-    return (a + b) / 2
-low = 0.0 if k == 0 else solve(lambda p: tail(p, k, n) >= 0.025)
-high = 1.0 if k == n else solve(lambda p: tail(p, 0, k) <= 0.025)
-print("claim rate %.1f%%, 95%% interval [%.1f%%, %.1f%%] (Clopper-Pearson; a calibrated test claims 5%%)" % (100 * k / n, 100 * low, 100 * high))
-PY
+read -r cp_low cp_high < <(python3 bench/clopper_pearson.py "$claims" "$n")
+python3 -c "print('claim rate %.1f%%, 95%% interval [%.1f%%, %.1f%%] (Clopper-Pearson; a calibrated test claims 5%%)' % (100 * $claims / $n, 100 * $cp_low, 100 * $cp_high))"
 if [ "${SEQ:-0}" = 1 ]; then
 	trials=${TRIALS:-5}
 	cat >"$out/seq.yaml" <<YAML

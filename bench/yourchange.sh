@@ -124,24 +124,11 @@ for i in $(seq 1 "$n_same"); do
 done
 
 python3 - "$slower" "$n_slow" "$holds" "$claims" "$n_same" "$slow_fail" "$same_fail" "$truth" <<'PY'
-import math, sys
+import sys
 slower, n_slow, holds, claims, n_same, slow_fail, same_fail = map(int, sys.argv[1:8])
 truth = float(sys.argv[8])
-def cp(k, n):
-    # Clopper-Pearson, by bisection on the binomial tails.
-    if n == 0:
-        return 0.0, 1.0
-    tail = lambda p, lo, hi: sum(math.comb(n, i) * p**i * (1 - p)**(n - i) for i in range(lo, hi + 1))
-    def solve(f):
-        a, b = 0.0, 1.0
-        for _ in range(60):
-            m = (a + b) / 2
-            if f(m): b = m
-            else: a = m
-        return (a + b) / 2
-    low = 0.0 if k == 0 else solve(lambda p: tail(p, k, n) >= 0.025)
-    high = 1.0 if k == n else solve(lambda p: tail(p, 0, k) <= 0.025)
-    return low, high
+sys.path.insert(0, "bench")
+from clopper_pearson import interval as cp
 for what, k, n in (("slow judged slower", slower, n_slow), ("slow intervals holding the true ratio %.4f" % truth, holds, n_slow), ("same claimed a difference", claims, n_same)):
     if n:
         lo, hi = cp(k, n)
