@@ -371,8 +371,9 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 // confirm holds each arm's capacity, estimated from every start's
 // brackets, for the plan's capacity.confirm in the last start: from
 // capacity.ConfirmFrom (the interval's lower end, or the lowest rate
-// every start held when higher), then stepping back (capacity.ConfirmRates) until
-// one rate holds in capacity.ConfirmHolds runs in a row, the arms in a random order. The rate that held is the
+// every start held when higher), then stepping back
+// (capacity.ConfirmRates) until one rate holds in capacity.ConfirmHolds
+// runs in a row, the arms in a random order. The rate that held is the
 // one reported with the runs that did not; a run the machine disturbed
 // is measured again once.
 func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
