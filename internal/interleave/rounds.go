@@ -88,8 +88,8 @@ func Bought(v *results.Verdict, budget time.Duration, precision float64, setup, 
 	v.BudgetSeconds = budget.Seconds()
 	var pairs []stats.RoundRatio
 	for _, pr := range v.Pairs {
-		if pr.HalfWidth > v.Bought {
-			v.Bought = pr.HalfWidth
+		if w := max(pr.HalfWidth, pr.RoundsFloor); w > v.Bought {
+			v.Bought = w
 		}
 		pairs = append(pairs, stats.RoundRatio{BetweenSD: pr.BetweenSD, WithinSD: pr.WithinSD, DFPerStart: pr.DFPerStart})
 	}

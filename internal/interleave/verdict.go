@@ -168,7 +168,10 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		if math.IsNaN(pr.HalfWidth) {
 			pr.HalfWidth = 0
 		}
-		if r.DF < 1 || pr.HalfWidth > precision {
+		if f := r.RoundsFloor(); f > pr.HalfWidth {
+			pr.RoundsFloor = f
+		}
+		if !r.Precise(precision) {
 			if s, n, ok := r.Need(precision, maxRounds); ok {
 				pr.Need = fmt.Sprintf("about %d starts of %d rounds", s, n)
 			} else {
@@ -190,7 +193,7 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		}
 		v.Pairs = append(v.Pairs, pr)
 		if pr.Need != "" && !c.AtRate {
-			v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s: ±%.1f%%, %s would reach ±%.0f%%", a, b, 100*pr.HalfWidth, pr.Need, 100*precision))
+			v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s: %s, %s would reach ±%.0f%%", a, b, width(pr), pr.Need, 100*precision))
 		}
 		v.CPU = append(v.CPU, pair(a, b, cpuCmp, b, a))
 	}
@@ -212,7 +215,7 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 			pr := pair(a, b, cpuCmp, b, a)
 			v.CPUPairs = append(v.CPUPairs, pr)
 			if pr.Need != "" {
-				v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s on CPU per request: ±%.1f%%, %s would reach ±%.0f%%", a, b, 100*pr.HalfWidth, pr.Need, 100*precision))
+				v.Unresolved = append(v.Unresolved, fmt.Sprintf("%s against %s on CPU per request: %s, %s would reach ±%.0f%%", a, b, width(pr), pr.Need, 100*precision))
 			}
 		}
 	}
@@ -262,4 +265,14 @@ func disturbed(c *results.Comparison, a results.ArmRound, start int) (why string
 		}
 	}
 	return why, float64(bad) > MaxLeftOut*float64(n)
+}
+
+// width is an unresolved pair's half-width as the verdict says it: the
+// interval's, and where its starts agreed by chance, what the rounds'
+// noise allows from that many starts.
+func width(pr results.PairRatio) string {
+	if pr.RoundsFloor > pr.HalfWidth {
+		return fmt.Sprintf("±%.1f%%, but the rounds' noise alone allows no better than ±%.1f%% from %d starts (they agreed by chance)", 100*pr.HalfWidth, 100*pr.RoundsFloor, pr.Starts)
+	}
+	return fmt.Sprintf("±%.1f%%", 100*pr.HalfWidth)
 }

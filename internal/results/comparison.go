@@ -217,6 +217,11 @@ type PairRatio struct {
 	// OneStart reports an interval from one start's rounds alone: the
 	// machine's noise, not a second start's difference.
 	OneStart bool `json:"one_start,omitempty"`
+	// RoundsFloor is the half-width the interval would have were its
+	// starts to differ only by the rounds' noise (stats.RoundsFloor);
+	// recorded where it is wider than HalfWidth, which then does not
+	// count as precise: the starts agreed by chance.
+	RoundsFloor float64 `json:"rounds_floor,omitempty"`
 	// Need estimates what would bring an unresolved pair within the
 	// precision ("5 starts of 26 rounds"); empty when resolved.
 	Need string `json:"need,omitempty"`

@@ -82,6 +82,37 @@ func (r RoundRatio) HalfWidth() float64 {
 	return (r.High - r.Low) / 2 / r.Ratio
 }
 
+// RoundsFloor is the half-width the interval would have were the starts'
+// means to differ by no more than the rounds' noise makes them differ
+// (WithinSD²/R for R rounds a start, with the interval's own t): a
+// start's mean can vary no less than that, and WithinSD is learnt from
+// many rounds where the start means' spread has S-1 degrees of freedom.
+// Two starts whose means agree by chance give an interval far narrower
+// than the rounds allow (2026-11-28: ±0.9% from two starts of six rounds
+// whose per-round noise put each start's mean at ±2.3%); the interval
+// stays as it is (exact over every run, under normal effects), but
+// Precise judges against the larger of the two. NaN with fewer than two
+// starts.
+func (r RoundRatio) RoundsFloor() float64 {
+	if r.Starts < 2 || r.Rounds < r.Starts || r.DF < 1 {
+		return math.NaN()
+	}
+	perStart := float64(r.Rounds) / float64(r.Starts)
+	return math.Expm1(tQuantile975f(r.EffectiveDF) * r.WithinSD / math.Sqrt(perStart*float64(r.Starts)))
+}
+
+// Precise reports whether the interval is within ±halfWidth and so is
+// its RoundsFloor: a run that stops adding starts once its pairs are
+// precise must not stop because two starts happened to agree (what the
+// rounds say of a start's mean is what Need and Plan already assume).
+func (r RoundRatio) Precise(halfWidth float64) bool {
+	if r.DF < 1 || !(r.HalfWidth() <= halfWidth) {
+		return false
+	}
+	f := r.RoundsFloor()
+	return math.IsNaN(f) || f <= halfWidth
+}
+
 // Significant reports whether the interval excludes 1: the two arms
 // differ at the 5% level.
 func (r RoundRatio) Significant() bool {

@@ -214,3 +214,88 @@ func TestRoundRatioPlan(t *testing.T) {
 		t.Errorf("dear starts gave %d starts, cheap ones %d: dear starts should buy rounds instead", dear, cheap)
 	}
 }
+
+// TestRoundsFloor: two starts whose means agree exactly, each of rounds
+// that scatter, give an interval of almost no width; the rounds' noise
+// says a start's mean cannot be known that well, and Precise must not
+// take the interval's word for it.
+func TestRoundsFloor(t *testing.T) {
+	d := []float64{0.16, 0.11, -0.05, 0.21, 0.08, 0.20} // one start's log ratios (2026-11-28's run)
+	var a, b [][]float64
+	for s := range 2 {
+		var as, bs []float64
+		for _, x := range d {
+			as = append(as, 40000*math.Exp(x+0.0001*float64(s)))
+			bs = append(bs, 40000)
+		}
+		a, b = append(a, as), append(b, bs)
+	}
+	r := RoundRatioCI95(a, b)
+	if !(r.HalfWidth() < 0.01) {
+		t.Fatalf("half-width %.4f: want the starts' agreement to make it tiny", r.HalfWidth())
+	}
+	perStart := float64(r.Rounds) / float64(r.Starts)
+	want := math.Expm1(tQuantile975(1) * r.WithinSD / math.Sqrt(perStart*2))
+	if f := r.RoundsFloor(); math.Abs(f-want) > 1e-9 || f < 0.1 {
+		t.Errorf("rounds floor %.4f, want %.4f (t(1) × the rounds' sd over √(2 starts × %g rounds))", f, want, perStart)
+	}
+	if r.Precise(0.03) {
+		t.Errorf("±%.2f%% with a rounds floor of ±%.1f%%: precise at ±3%%, want not", 100*r.HalfWidth(), 100*r.RoundsFloor())
+	}
+	if !r.Precise(1) {
+		t.Errorf("not precise at ±100%%: want precise where both widths are within it")
+	}
+	// Starts that differ as much as their rounds say: the floor is no
+	// wider than the interval, and precision is the interval's.
+	rng := rand.New(rand.NewPCG(5, 6))
+	a, b = simulateRounds(rng, 1.1, 0.01, 0.02, 8, 30)
+	r = RoundRatioCI95(a, b)
+	if f := r.RoundsFloor(); f > r.HalfWidth() || r.Precise(r.HalfWidth()*0.99) || !r.Precise(r.HalfWidth()*1.01) {
+		t.Errorf("floor %.4f, half-width %.4f: want the floor inside and precision decided by the interval", f, r.HalfWidth())
+	}
+	if one := RoundRatioCI95(a[:1], b[:1]); !math.IsNaN(one.RoundsFloor()) {
+		t.Errorf("one start: floor %v, want NaN (its interval is the rounds' already)", one.RoundsFloor())
+	}
+}
+
+// TestPreciseStopsHonestly runs the stopping rule of a run with a
+// precision: starts are added, from two, until the pair is precise or
+// ten starts are in. Where starts do not differ and a start's rounds
+// are few, two starts agree by chance often enough that stopping on the
+// interval's width alone stopped runs early with intervals that missed:
+// when this test was written against the width alone, 10% of runs
+// stopped at two starts, coverage was 91%, and with no difference 8.6%
+// of runs claimed one. Judged with Precise, the final interval must
+// cover the true ratio about 95% of the time, and claim a difference
+// that is not there in not much more than 5% of runs.
+func TestPreciseStopsHonestly(t *testing.T) {
+	const precision, n = 0.03, 4000
+	for _, ratio := range []float64{1.09, 1} {
+		rng := rand.New(rand.NewPCG(11, 12))
+		covered, early, claimed := 0, 0, 0
+		for range n {
+			a, b := simulateRounds(rng, ratio, 0, 0.06, 2, 6)
+			r := RoundRatioCI95(a, b)
+			for r.Starts < 10 && !r.Precise(precision) {
+				as, bs := simulateRounds(rng, ratio, 0, 0.06, 1, 6)
+				a, b = append(a, as...), append(b, bs...)
+				r = RoundRatioCI95(a, b)
+			}
+			if r.Starts == 2 {
+				early++
+			}
+			if r.Low <= ratio && ratio <= r.High {
+				covered++
+			}
+			if r.Significant() {
+				claimed++
+			}
+		}
+		if cov := float64(covered) / n; cov < 0.93 {
+			t.Errorf("ratio %g: coverage %.3f after stopping when precise (%d of %d runs stopped at two starts), want at least 0.93", ratio, cov, early, n)
+		}
+		if fp := float64(claimed) / n; ratio == 1 && fp > 0.075 {
+			t.Errorf("no difference: %.3f of runs claimed one (%d of %d stopped at two starts), want about 0.05", fp, early, n)
+		}
+	}
+}
