@@ -96,7 +96,7 @@ run() {
 }
 
 echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD) $(lscpu | sed -n 's/^Model name: *//p') x$(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg); our-service = go-stdlib, slow = +${spin} µs per request; budget $budget per run"
-{ "$sd" noise --seconds 11 2>&1 || true; } | grep -E 'CV|floor:' | sed 's/^/# /' || true
+{ "$sd" noise --seconds 11 2>&1 || true; } | grep -E '^\| [0-9]|CV|floor:' | sed 's/^/# /' || true
 
 truth=${TRUE:-}
 if [ -z "$truth" ]; then
