@@ -97,8 +97,8 @@ func (r RoundRatio) RoundsFloor() float64 {
 	if r.Starts < 2 || r.Rounds < r.Starts || r.DF < 1 {
 		return math.NaN()
 	}
-	perStart := float64(r.Rounds) / float64(r.Starts)
-	return math.Expm1(tQuantile975f(r.EffectiveDF) * r.WithinSD / math.Sqrt(perStart*float64(r.Starts)))
+	// √(σw²/R / S) with R = Rounds/S rounds a start is σw/√Rounds.
+	return math.Expm1(tQuantile975f(r.EffectiveDF) * r.WithinSD / math.Sqrt(float64(r.Rounds)))
 }
 
 // Precise reports whether the interval is within ±halfWidth and so is
