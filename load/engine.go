@@ -149,6 +149,9 @@ type run struct {
 	rec   *recorder
 
 	active atomic.Int64 // requests in flight or users active
+	// opened counts the open model's connections (a connection that its
+	// server closes is opened again in its place, not counted again).
+	opened atomic.Int64
 
 	connMu sync.Mutex
 	conns  map[*conn]struct{}
@@ -157,6 +160,7 @@ type run struct {
 }
 
 func (r *run) newConn() *conn {
+	r.opened.Add(1)
 	c := newConn(r.a.timeout, r.a.limits)
 	r.connMu.Lock()
 	if r.conns == nil {

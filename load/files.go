@@ -33,8 +33,9 @@ const (
 var TimeseriesHeader = []string{"second", "requests", "errors", "throughput", "p50_ms", "p90_ms", "p99_ms", "max_ms", "active"}
 
 // LatenessColumns follow TimeseriesHeader in timeseries.csv: the open
-// model's send lateness in the interval (0 in the closed model).
-var LatenessColumns = []string{"lateness_p50_ms", "lateness_p99_ms"}
+// model's send lateness in the interval and the rate its schedule
+// offered (its arrivals per second; 0 in the closed model).
+var LatenessColumns = []string{"lateness_p50_ms", "lateness_p99_ms", "offered_per_s"}
 
 // Column is one more column of timeseries.csv, joined to the engine's
 // own when the file is written: its name and its cell for each second.
@@ -110,7 +111,7 @@ func (r *Result) writeTimeseries(bw *bufio.Writer, extra []Column) error {
 		}
 		row := []string{strconv.Itoa(iv.Second), strconv.FormatInt(iv.Requests, 10), strconv.FormatInt(iv.Errors, 10),
 			f(tp), f(iv.P50), f(iv.P90), f(iv.P99), f(iv.Max), strconv.FormatInt(iv.Active, 10),
-			f(iv.LatenessP50), f(iv.LatenessP99)}
+			f(iv.LatenessP50), f(iv.LatenessP99), f(iv.offeredRate())}
 		for _, c := range extra {
 			row = append(row, c.Cell(iv.Second))
 		}
@@ -277,6 +278,9 @@ func ReadTimeseries(dir string) ([]Interval, error) {
 				if !math.IsNaN(v[late+k]) {
 					*dst = v[late+k]
 				}
+			}
+			if late+2 < len(s.Columns) && s.Columns[late+2] == LatenessColumns[2] && !math.IsNaN(v[late+2]) {
+				iv.Offered = v[late+2] * iv.Seconds
 			}
 		}
 		ivs = append(ivs, iv)

@@ -132,6 +132,8 @@ type loop struct {
 	blockedSince time.Time
 	open         bool
 	s            *schedule
+	st           *stream // this loop's share of the arrivals
+	pool         int     // its share of the pool (OpenModel.Connections)
 	next         int64
 	stride       int64
 	taken        int64 // tickets started
@@ -238,8 +240,10 @@ func (r *run) openLoops(s *schedule, end time.Time, stop *atomic.Bool) []*loop {
 	n := max(min(runtime.GOMAXPROCS(0), r.a.maxInflight), 1)
 	loops := r.newLoops(n, stop)
 	lazy := lazyReads(r.sc, len(r.steps))
+	streams := s.streams(len(loops))
 	for i, l := range loops {
 		l.open, l.s, l.until = true, s, end
+		l.st, l.pool = streams[i], poolShare(s.pool, len(loops), i)
 		l.lazy = lazy
 		l.next, l.stride = int64(i), int64(n)
 		l.maxConns = r.a.maxInflight / n
@@ -340,8 +344,8 @@ func (l *loop) run() {
 			// The next due time, no sooner than the slack after the last
 			// send; with every connection busy, a response ends the wait.
 			wake := l.until
-			if l.next < l.s.total && !blocked {
-				wake = minTime(wake, l.s.due(l.next))
+			if l.st.ok && !blocked {
+				wake = minTime(wake, l.st.due)
 			}
 			wake = maxTime(wake, l.lastSend.Add(r.a.paceSlack))
 			wait = min(wait, wake.Sub(now))
@@ -500,8 +504,8 @@ func (l *loop) handle(n int) {
 // connections; it reports whether one is left waiting for a connection.
 func (l *loop) pace(now time.Time) (blocked bool) {
 	s, r := l.s, l.r
-	for l.next < s.total {
-		due := s.due(l.next)
+	for l.st.ok {
+		due := l.st.due
 		if due.After(now) {
 			l.blockedSince = time.Time{}
 			return false
@@ -515,9 +519,10 @@ func (l *loop) pace(now time.Time) (blocked bool) {
 		}
 		n := l.next
 		l.next += l.stride
+		l.st.advance()
 		l.taken++
-		measured := n >= s.measureFrom
-		s.count(n, now.Sub(due), !l.blockedSince.IsZero(), r.a.lateAfter)
+		measured := s.measured(due)
+		s.count(due, now.Sub(due), !l.blockedSince.IsZero(), r.a.lateAfter)
 		// Arrival n of shard i is user n*N+i, unique across shards.
 		c.ticket, c.due, c.warm, c.queuedFrom = n, due, !measured, l.blockedSince
 		id := int(n*int64(r.a.shard.Count)) + r.a.shard.Index
@@ -536,17 +541,35 @@ func (l *loop) pace(now time.Time) (blocked bool) {
 	return false
 }
 
-// conn returns an idle connection of the loop, a new one, or nil when
-// all of its share of MaxInflight are busy.
+// conn returns an idle connection of the loop (the most recently idle,
+// or with a pool the longest idle once its share of the pool is open), a
+// new one, or nil when all of its share of MaxInflight are busy.
 func (l *loop) conn() *lconn {
-	if n := len(l.idle); n > 0 {
+	if l.lazy && l.pool > 0 && len(l.idle) == 0 && len(l.users) >= l.pool {
+		// Its pool is busy: read the responses that have come since the
+		// last wake before a new connection is opened for a ticket that
+		// one of them would free.
+		l.poll()
+	}
+	if n := len(l.idle); n > 0 && len(l.users) >= l.pool {
+		if l.pool > 0 {
+			c := l.idle[0]
+			l.idle = l.idle[1:]
+			return c
+		}
 		c := l.idle[n-1]
 		l.idle = l.idle[:n-1]
 		return c
 	}
 	if len(l.users) >= l.maxConns {
+		if n := len(l.idle); n > 0 {
+			c := l.idle[0]
+			l.idle = l.idle[1:]
+			return c
+		}
 		return nil
 	}
+	l.r.opened.Add(1)
 	_, plain := l.r.sc.(*Target)
 	c := &lconn{fd: -1, hi: -1, p: newRespParser(l.r.a.limits, !plain)}
 	l.users = append(l.users, c)

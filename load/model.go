@@ -48,8 +48,24 @@ type Model interface {
 type OpenModel struct {
 	// Rate is the target arrival rate, iterations per second.
 	Rate float64
-	// Duration is how long arrivals are scheduled (after warm-up).
+	// Duration is how long arrivals are scheduled (after warm-up); with
+	// Stages it is their sum (0 or that sum).
 	Duration time.Duration
+	// Arrivals spaces the arrivals: Even ("" too) or Poisson.
+	Arrivals Arrivals
+	// Seed seeds Poisson arrivals: the same seed, the same gaps.
+	Seed uint64
+	// Connections is the pool of keep-alive connections the arrivals are
+	// spread over: each arrival takes the connection that has been idle
+	// longest, a new one is opened until the pool has Connections and
+	// beyond it only when every connection is busy (up to MaxInflight),
+	// so the target sees as many connections as a proxy or a pool of
+	// clients keeps open. 0: the most recently idle connection, so as
+	// few connections as the rate needs.
+	Connections int
+	// Stages change the rate over time after the warm-up (which runs at
+	// Rate): each moves in a straight line to its Target.
+	Stages []Stage
 }
 
 // ClosedModel runs Users virtual users, each looping over the scenario on
@@ -79,11 +95,35 @@ var (
 // Validate returns every problem with m.
 func (m OpenModel) Validate() []error {
 	var errs []error
-	if m.Rate <= 0 {
+	switch {
+	case len(m.Stages) == 0 && m.Rate <= 0:
 		errs = append(errs, errors.New("rate: must be > 0"))
+	case m.Rate < 0:
+		errs = append(errs, errors.New("rate: must not be negative"))
 	}
-	if m.Duration <= 0 {
+	if len(m.Stages) == 0 && m.Duration <= 0 {
 		errs = append(errs, errors.New("duration: must be > 0 in the open model"))
+	}
+	if len(m.Stages) > 0 {
+		if m.Duration != 0 && m.Duration != m.length() {
+			errs = append(errs, fmt.Errorf("duration: the stages last %v; leave duration out or make it %v", m.length(), m.length()))
+		}
+		peak := m.Rate
+		for i, st := range m.Stages {
+			if st.Duration <= 0 || st.Target < 0 {
+				errs = append(errs, fmt.Errorf("stage %d: want a duration > 0 and a rate >= 0, got %v and %g", i+1, st.Duration, st.Target))
+			}
+			peak = max(peak, st.Target)
+		}
+		if peak <= 0 {
+			errs = append(errs, errors.New("stages: every rate is 0, so nothing would be sent"))
+		}
+	}
+	if _, err := ParseArrivals(string(m.Arrivals)); err != nil {
+		errs = append(errs, err)
+	}
+	if m.Connections < 0 {
+		errs = append(errs, errors.New("connections: must not be negative"))
 	}
 	return errs
 }

@@ -88,26 +88,6 @@ func TestModelValidate(t *testing.T) {
 	}
 }
 
-func TestScheduleDue(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	// Shard 2 of 2 at a total of 1000/s: every 2 ms, offset by 1 ms, so
-	// the two shards interleave into one even 1000/s timeline.
-	s := &schedule{t0: t0, phase: 1e6, interval: 2e6}
-	tests := []struct {
-		n    int64
-		want time.Duration
-	}{
-		{0, time.Millisecond},          // first ticket: the phase
-		{1, 3 * time.Millisecond},      // then every interval
-		{500, 1001 * time.Millisecond}, // no drift over a second
-	}
-	for _, tt := range tests {
-		if got := s.due(tt.n).Sub(t0); got != tt.want {
-			t.Errorf("due(%d) = %v, want %v", tt.n, got, tt.want)
-		}
-	}
-}
-
 func TestParseThreshold(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,29 +10,42 @@ import (
 
 // schedule is the open model's timeline and its pool of workers.
 //
-// Subtleness ahead! Ticket n is due at t0+phase+n*interval. One pacer
-// goroutine wakes when the next ticket is due and hands every due ticket to
-// an idle worker (the most recently idle first, so few connections stay
-// busy). A worker that finishes while tickets are overdue takes the next one
-// itself, without a hop through the pacer: under load the pacer sleeps and
-// workers chain requests. When all MaxInflight workers are busy, overdue
-// tickets wait as a count, not as queued goroutines; their latency still
-// counts from their due time, which is what corrects coordinated omission.
+// Subtleness ahead! The arrivals' due times come from a profile (the
+// warm-up at the first rate, then the rate or its stages) walked by a
+// stream (arrivals.go): even gaps, or Poisson's. One pacer goroutine
+// wakes when the next ticket is due and hands every due ticket to an
+// idle worker (the most recently idle first, so few connections stay
+// busy; with a pool, the longest idle, so every connection of the pool
+// takes its turn). A worker that finishes while tickets are overdue
+// takes the next one itself, without a hop through the pacer: under
+// load the pacer sleeps and workers chain requests. When all MaxInflight
+// workers are busy, overdue tickets wait as a count, not as queued
+// goroutines; their latency still counts from their due time, which is
+// what corrects coordinated omission.
 type schedule struct {
-	mu       sync.Mutex
-	t0       time.Time
-	phase    float64 // ns
-	interval float64 // ns
-	total    int64   // tickets due before end
-	next     int64
-	stopped  bool
-	idle     []*openWorker
-	workers  int
-	busy     int
+	mu      sync.Mutex
+	t0      time.Time
+	prof    *profile
+	st      *stream // the goroutine and tick engines' arrivals
+	next    int64   // tickets started
+	stopped bool
+	idle    []*openWorker
+	workers int
+	busy    int
 
-	measureFrom int64 // first measured ticket
-	late        atomic.Int64
-	queued      atomic.Int64 // measured tickets that waited for a connection
+	// offset and stride place this shard's arrivals among all shards'
+	// (arrival k of the whole rate is shard k mod count's), poisson
+	// and seed how they are drawn, pool the connections to spread them
+	// over (OpenModel.Connections).
+	offset, stride float64
+	poisson        bool
+	seed           uint64
+	shard          int
+	pool           int
+
+	measureStart time.Time // tickets due from here are measured
+	late         atomic.Int64
+	queued       atomic.Int64 // measured tickets that waited for a connection
 	// blockedSince is when the goroutine engine's pacer found every
 	// worker busy with a ticket due (zero: not blocked); under mu.
 	blockedSince time.Time
@@ -53,10 +67,14 @@ func sendLateness(due, sent, blockedSince time.Time) (late time.Duration, queued
 	return max(blockedSince.Sub(due), 0), true
 }
 
-// count counts a started ticket n that started behind its due time, for
-// whatever reason (Summary.Late), and whether it waited for a connection.
-func (s *schedule) count(n int64, behind time.Duration, queued bool, lateAfter time.Duration) {
-	if n < s.measureFrom {
+// measured reports whether a ticket due at due is measured (not warm-up).
+func (s *schedule) measured(due time.Time) bool { return !due.Before(s.measureStart) }
+
+// count counts a started ticket due at due that started behind its due
+// time, for whatever reason (Summary.Late), and whether it waited for a
+// connection.
+func (s *schedule) count(due time.Time, behind time.Duration, queued bool, lateAfter time.Duration) {
+	if !s.measured(due) {
 		return
 	}
 	s.started.Add(1)
@@ -68,13 +86,38 @@ func (s *schedule) count(n int64, behind time.Duration, queued bool, lateAfter t
 	}
 }
 
-func (s *schedule) due(n int64) time.Time {
-	return s.t0.Add(time.Duration(s.phase + float64(n)*s.interval))
+// streams splits this shard's arrivals into n streams in turn (the loop
+// engine's loops): together they are the shard's arrivals.
+func (s *schedule) streams(n int) []*stream {
+	out := make([]*stream, n)
+	for i := range out {
+		var rng *rand.Rand
+		if s.poisson {
+			rng = arrivalSeed(s.seed, s.shard, i+1)
+		}
+		out[i] = s.prof.stream(s.t0, s.offset+float64(i)*s.stride, s.stride*float64(n), rng)
+	}
+	return out
+}
+
+// poolShare is part i's share of the pool when n parts split it.
+func poolShare(pool, n, i int) int {
+	share := pool / n
+	if i < pool%n {
+		share++
+	}
+	return share
+}
+
+// ticket is one arrival handed to a worker: its number and due time.
+type ticket struct {
+	n   int64
+	due time.Time
 }
 
 type openWorker struct {
 	worker
-	wake chan int64
+	wake chan ticket
 	s    *schedule
 	user int
 }
@@ -82,31 +125,37 @@ type openWorker struct {
 func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	a := r.a
 	r.rec = newRecorder(r.steps, DefaultMaxReasons, 0)
-	rate := m.Rate / float64(a.shard.Count)
+	rate := m.Rate
+	if len(m.Stages) > 0 && rate <= 0 {
+		rate = m.Stages[0].Target
+	}
 	warm := a.warmup.Duration
-	if a.warmup.Requests > 0 {
-		warm = time.Duration(float64(a.warmup.Requests) / m.Rate * float64(time.Second))
+	if a.warmup.Requests > 0 && rate > 0 {
+		warm = time.Duration(float64(a.warmup.Requests) / rate * float64(time.Second))
 	}
 	s := &schedule{
-		t0:       time.Now(),
-		phase:    float64(a.shard.Index-1) * 1e9 / m.Rate,
-		interval: 1e9 / rate,
-		allIdle:  make(chan struct{}, 1),
+		t0:      time.Now(),
+		offset:  float64(a.shard.Index - 1),
+		stride:  float64(a.shard.Count),
+		poisson: m.Arrivals == Poisson,
+		seed:    m.Seed,
+		shard:   a.shard.Index,
+		pool:    min(m.Connections, a.maxInflight),
+		allIdle: make(chan struct{}, 1),
 	}
+	s.prof = newProfile(m, warm)
+	r.rec.offered = func(from, to time.Time) float64 {
+		return s.prof.expected(float64(from.Sub(s.t0)), float64(to.Sub(s.t0))) / s.stride
+	}
+	var rng *rand.Rand
+	if s.poisson {
+		rng = arrivalSeed(s.seed, s.shard, 0)
+	}
+	s.st = s.prof.stream(s.t0, s.offset, s.stride, rng)
 	measureStart := s.t0.Add(warm)
-	end := measureStart.Add(m.Duration)
-	span := float64(end.Sub(s.t0)) - s.phase
-	s.total = int64(span / s.interval)
-	if float64(s.total)*s.interval < span {
-		s.total++
-	}
-	mspan := float64(measureStart.Sub(s.t0)) - s.phase
-	if mspan > 0 {
-		s.measureFrom = int64(mspan / s.interval)
-		if float64(s.measureFrom)*s.interval < mspan {
-			s.measureFrom++
-		}
-	}
+	s.measureStart = measureStart
+	length := m.length()
+	end := measureStart.Add(length)
 	if warm == 0 {
 		r.rec.begin(s.t0)
 	} else {
@@ -118,11 +167,12 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
 	go func() {
-		r.ticker(stopTick, m.Duration)
+		r.ticker(stopTick, length)
 		close(tickDone)
 	}()
 
 	var stopFlag atomic.Bool
+	dropped, loopsRan := int64(0), 0
 	if te := r.tickEngine(s); te != nil {
 		// On a goroutine of its own: it locks its thread (lockPrecise).
 		done := make(chan struct{})
@@ -134,6 +184,7 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	} else if loops := r.openLoops(s, end, &stopFlag); loops != nil {
 		// The loop engine (loop_linux.go): each loop ends with its last
 		// response, or at once when ctx is done.
+		loopsRan = len(loops)
 		g := startLoops(loops)
 		cancelled := context.AfterFunc(ctx, func() {
 			r.abortedFlag.Store(true)
@@ -144,6 +195,11 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 		s.next = 0
 		for _, l := range loops {
 			s.next += l.taken
+		}
+		if ctx.Err() == nil {
+			for _, l := range loops {
+				dropped += l.st.left()
+			}
 		}
 	} else {
 		r.pace(ctx, s, end)
@@ -172,16 +228,19 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 		close(w.wake)
 		r.dropConn(w.c)
 	}
-	dropped := int64(0)
-	if ctx.Err() == nil {
-		dropped = s.total - s.next
+	if ctx.Err() == nil && loopsRan == 0 {
+		dropped = s.st.left()
 	}
 	s.mu.Unlock()
 
-	sum := Summary{Model: "open", TargetRate: rate, Late: s.late.Load(), Queued: s.queued.Load(), Dropped: dropped}
+	sum := Summary{Model: "open", TargetRate: rate / s.stride, Late: s.late.Load(), Queued: s.queued.Load(), Dropped: dropped,
+		Shape: m.Shape(), ConnectionsOpened: r.opened.Load()}
+	if len(m.Stages) > 0 {
+		sum.TargetRate = s.prof.expected(float64(measureStart.Sub(s.t0)), float64(end.Sub(s.t0))) / s.stride / length.Seconds()
+	}
 	measured := time.Since(measureStart).Seconds()
 	if ctx.Err() == nil {
-		measured = m.Duration.Seconds()
+		measured = length.Seconds()
 	}
 	if measured > 0 {
 		sum.AchievedRate = float64(s.started.Load()) / measured
@@ -209,14 +268,20 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			return
 		}
 		blocked := false
-		for s.next < s.total && !s.due(s.next).After(now) {
+		for s.st.dueBy(now) {
 			var w *openWorker
-			if n := len(s.idle); n > 0 {
-				w = s.idle[n-1]
-				s.idle = s.idle[:n-1]
+			if n := len(s.idle); n > 0 && s.workers >= s.pool {
+				if s.pool > 0 {
+					// A pool: the longest idle, so each takes its turn.
+					w = s.idle[0]
+					s.idle = s.idle[1:]
+				} else {
+					w = s.idle[n-1]
+					s.idle = s.idle[:n-1]
+				}
 			} else if s.workers < r.a.maxInflight {
 				user++
-				w = &openWorker{wake: make(chan int64, 1), s: s, user: user}
+				w = &openWorker{wake: make(chan ticket, 1), s: s, user: user}
 				w.r, w.c = r, r.newConn()
 				s.workers++
 				go w.loop()
@@ -229,8 +294,9 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			}
 			s.busy++
 			w.blockedSince = s.blockedSince
-			w.wake <- s.next
+			w.wake <- ticket{s.next, s.st.due}
 			s.next++
+			s.st.advance()
 		}
 		if !blocked {
 			s.blockedSince = time.Time{}
@@ -243,8 +309,8 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 			return
 		}
 		wait := time.Millisecond
-		if s.next < s.total {
-			if d := s.due(s.next).Sub(now); d > 0 {
+		if s.st.ok {
+			if d := s.st.due.Sub(now); d > 0 {
 				wait = d
 			}
 		} else {
@@ -269,12 +335,12 @@ func (r *run) pace(ctx context.Context, s *schedule, end time.Time) {
 func (w *openWorker) loop() {
 	s, r := w.s, w.r
 	shards := int64(r.a.shard.Count)
-	for n := range w.wake {
+	for t := range w.wake {
 		for {
-			due := s.due(n)
+			n, due := t.n, t.due
 			now := time.Now()
-			measured := n >= s.measureFrom
-			s.count(n, now.Sub(due), !w.blockedSince.IsZero(), r.a.lateAfter)
+			measured := s.measured(due)
+			s.count(due, now.Sub(due), !w.blockedSince.IsZero(), r.a.lateAfter)
 			r.active.Add(1)
 			// Arrival n of shard i is user n*N+i, unique across shards.
 			u := r.sc.NewUser(int(n*shards) + r.a.shard.Index)
@@ -283,11 +349,12 @@ func (w *openWorker) loop() {
 			r.active.Add(-1)
 
 			s.mu.Lock()
-			if !s.stopped && s.next < s.total && !s.due(s.next).After(time.Now()) {
+			if !s.stopped && s.st.dueBy(time.Now()) {
 				// An overdue ticket no idle worker took: it waited for
 				// this one (since the pacer found all busy, or now).
-				n = s.next
+				t = ticket{s.next, s.st.due}
 				s.next++
+				s.st.advance()
 				w.blockedSince = s.blockedSince
 				if w.blockedSince.IsZero() {
 					w.blockedSince = time.Now()

@@ -90,6 +90,9 @@ type recorder struct {
 	spin      atomic.Int64
 	spin0     int64
 	began     chan struct{} // closed by begin
+	// offered is the open model's expected arrivals between two times
+	// (nil in the closed model), for each interval's Offered.
+	offered func(from, to time.Time) float64
 	autoStart time.Time     // if set, the first sample begins measurement at it
 }
 
@@ -192,6 +195,7 @@ func (r *recorder) flush(now time.Time, active int64) *Interval {
 		Requests: total.curN,
 		Errors:   r.curErr,
 		Active:   active,
+		Offered:  r.offeredIn(r.last, now),
 		Latency:  map[string]string{},
 		Service:  map[string]string{},
 		latMax:   map[string]int64{},
@@ -308,4 +312,11 @@ func (r *recorder) result(s Summary) *Result {
 	}
 	res.Summary.Start = r.start
 	return res
+}
+
+func (r *recorder) offeredIn(from, to time.Time) float64 {
+	if r.offered == nil {
+		return 0
+	}
+	return r.offered(from, to)
 }

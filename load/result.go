@@ -67,6 +67,12 @@ type Summary struct {
 	Queued int64 `json:"queued_sends,omitempty"`
 	// Dropped counts scheduled sends never started before the end.
 	Dropped int64 `json:"dropped_sends"`
+	// Shape says how the open model's arrivals came (OpenModel.Shape):
+	// their spacing, the connections they were spread over, the stages.
+	Shape string `json:"shape,omitempty"`
+	// ConnectionsOpened counts the open model's connections (one its
+	// server closed and that was opened again counts once).
+	ConnectionsOpened int64 `json:"connections_opened,omitempty"`
 	// LateAfterMs is the lateness tolerance.
 	LateAfterMs float64 `json:"late_after_ms,omitempty"`
 	// Users is the closed model's number of virtual users on this generator.
@@ -99,6 +105,14 @@ type Summary struct {
 	Labels []LabelStats `json:"labels"`
 	// Total is the row over all labels.
 	Total LabelStats `json:"total"`
+}
+
+// offeredRate is the interval's offered arrivals per second.
+func (iv *Interval) offeredRate() float64 {
+	if iv.Seconds <= 0 {
+		return 0
+	}
+	return math.Round(1e3*iv.Offered/iv.Seconds) / 1e3
 }
 
 // LabelStats is one row of the aggregate report.
@@ -204,6 +218,10 @@ type Interval struct {
 	// model), ms; Lateness is its compressed histogram, "" if none.
 	LatenessP50, LatenessP99 float64
 	Lateness                 string
+	// Offered is the arrivals the open model's schedule offered in the
+	// interval (its expected count: Poisson arrivals scatter around it),
+	// where Requests are those served; 0 in the closed model.
+	Offered float64
 
 	// The highest value of each histogram above (ns), kept when the
 	// interval was closed so that the interval logs need not decode the

@@ -172,7 +172,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 			return
 		}
 		now := time.Now()
-		if !sending || now.Sub(polled) >= pollEvery || (len(e.idle) == 0 && s.next < s.total && !s.due(s.next).After(now)) {
+		if !sending || now.Sub(polled) >= pollEvery || (len(e.idle) == 0 && s.st.dueBy(now)) {
 			e.progress(now)
 			polled = now
 		}
@@ -181,7 +181,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 		}
 		blocked := false
 		if sending {
-			for s.next < s.total && !s.due(s.next).After(now) {
+			for s.st.dueBy(now) {
 				c := e.conn()
 				if c == nil {
 					blocked = true
@@ -190,8 +190,9 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 					}
 					break // MaxInflight busy: overdue tickets wait as a count
 				}
-				e.start(c, s.next, now)
+				e.start(c, s.next, s.st.due, now)
 				s.next++
+				s.st.advance()
 				lastSend = now
 			}
 			if !blocked {
@@ -209,7 +210,7 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 		wake := time.Time{}
 		if sending {
 			wake = end
-			if d := s.due(s.next); s.next < s.total && !blocked && d.Before(wake) {
+			if d := s.st.due; s.st.ok && !blocked && d.Before(wake) {
 				wake = d
 			}
 			wake = maxTime(wake, lastSend.Add(e.slack))
@@ -235,11 +236,25 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 	}
 }
 
-// conn returns an idle connection, a new one, or nil at MaxInflight.
+// conn returns an idle connection (the most recently idle, or with a
+// pool the longest idle once the pool is full), a new one, or nil at
+// MaxInflight.
 func (e *tickEngine) conn() *tconn {
-	for n := len(e.idle); n > 0; n = len(e.idle) {
-		c := e.idle[n-1]
-		e.idle = e.idle[:n-1]
+	pool := e.s.pool
+	if pool > 0 && len(e.idle) == 0 && len(e.conns) >= pool {
+		// The pool is busy: read what has come since the last wake
+		// before a connection is opened that a response would free.
+		e.progress(time.Now())
+	}
+	for n := len(e.idle); n > 0 && len(e.conns)+n >= pool; n = len(e.idle) {
+		var c *tconn
+		if pool > 0 {
+			c = e.idle[0]
+			e.idle = e.idle[1:]
+		} else {
+			c = e.idle[n-1]
+			e.idle = e.idle[:n-1]
+		}
 		if !c.dead {
 			return c
 		}
@@ -247,6 +262,7 @@ func (e *tickEngine) conn() *tconn {
 	if len(e.conns) >= e.r.a.maxInflight {
 		return nil
 	}
+	e.r.opened.Add(1)
 	return &tconn{fd: -1, p: newRespParser(e.r.a.limits, false)}
 }
 
@@ -290,11 +306,10 @@ func (e *tickEngine) interest(c *tconn) {
 	c.wantOut = want
 }
 
-// start sends ticket n on c.
-func (e *tickEngine) start(c *tconn, n int64, now time.Time) {
+// start sends ticket n, due at due, on c.
+func (e *tickEngine) start(c *tconn, n int64, due, now time.Time) {
 	s := e.s
-	due := s.due(n)
-	s.count(n, now.Sub(due), !e.blockedSince.IsZero(), e.r.a.lateAfter)
+	s.count(due, now.Sub(due), !e.blockedSince.IsZero(), e.r.a.lateAfter)
 	c.ticket, c.due, c.sent, c.busy, c.retried = n, due, now, true, false
 	c.queuedFrom = e.blockedSince
 	c.arrived = time.Time{}
@@ -516,7 +531,7 @@ func (e *tickEngine) complete(c *tconn, now time.Time, perr error, closeAfter bo
 
 // finish records the sample of c and frees c.
 func (e *tickEngine) finish(c *tconn, done time.Time, recv, status int, reason string, closeConn bool) {
-	if c.ticket >= e.s.measureFrom {
+	if e.s.measured(c.due) {
 		late, _ := sendLateness(c.due, c.sent, c.queuedFrom)
 		e.r.rec.record(0, done.Sub(c.due), done.Sub(c.sent), late, c.wrote, recv, status, reason)
 	}
