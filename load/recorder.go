@@ -87,13 +87,13 @@ type recorder struct {
 	// spin is the time loops spent spinning for responses (ns), and
 	// spin0 its value at begin: CPU the generator burns by choice while
 	// it waits, not work (Spin).
-	spin      atomic.Int64
-	spin0     int64
-	began     chan struct{} // closed by begin
+	spin  atomic.Int64
+	spin0 int64
+	began chan struct{} // closed by begin
 	// offered is the open model's expected arrivals between two times
 	// (nil in the closed model), for each interval's Offered.
-	offered func(from, to time.Time) float64
-	autoStart time.Time     // if set, the first sample begins measurement at it
+	offered   func(from, to time.Time) float64
+	autoStart time.Time // if set, the first sample begins measurement at it
 }
 
 func (r *recorder) startTime() time.Time {
