@@ -149,8 +149,7 @@ type run struct {
 	rec   *recorder
 
 	active atomic.Int64 // requests in flight or users active
-	// opened counts the open model's connections (a connection that its
-	// server closes is opened again in its place, not counted again).
+	// opened counts the connections the open model opened.
 	opened atomic.Int64
 
 	connMu sync.Mutex

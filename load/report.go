@@ -14,6 +14,9 @@ func WriteReport(w io.Writer, r *Result) {
 	case "open":
 		fmt.Fprintf(w, "open model: target %.1f/s, achieved %.1f/s over %.1fs; late sends %d, dropped %d\n",
 			s.TargetRate, s.AchievedRate, s.DurationSeconds, s.Late, s.Dropped)
+		if s.Shape != "" {
+			fmt.Fprintf(w, "traffic: %s; %d connections opened\n", s.Shape, s.ConnectionsOpened)
+		}
 		if s.Queued > 0 {
 			fmt.Fprintf(w, "(%d sends waited for a free connection, every one in use: the service's time, in their latency, not in the send lateness)\n", s.Queued)
 		}

@@ -70,8 +70,8 @@ type Summary struct {
 	// Shape says how the open model's arrivals came (OpenModel.Shape):
 	// their spacing, the connections they were spread over, the stages.
 	Shape string `json:"shape,omitempty"`
-	// ConnectionsOpened counts the open model's connections (one its
-	// server closed and that was opened again counts once).
+	// ConnectionsOpened counts the connections the open model opened
+	// (a server that closes its connections makes this grow).
 	ConnectionsOpened int64 `json:"connections_opened,omitempty"`
 	// LateAfterMs is the lateness tolerance.
 	LateAfterMs float64 `json:"late_after_ms,omitempty"`

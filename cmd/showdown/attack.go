@@ -44,6 +44,9 @@ type attackFlags struct {
 	vars                   stringList
 	seed                   int64
 	rate                   string
+	arrivals, stages       string
+	arrivalSeed            uint64
+	connections            int
 	duration               time.Duration
 	maxInflight            int
 	paceSlack              time.Duration
@@ -73,6 +76,10 @@ func (f *attackFlags) define(fs *flag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 1, "`seed` of the scenario's random values")
 	fs.StringVar(&f.rate, "rate", "", "open model: arrivals per second, or `N/period` (5000, 300/1m)")
 	fs.DurationVar(&f.duration, "duration", 0, "measured `time` (after warm-up)")
+	fs.StringVar(&f.arrivals, "arrivals", "even", "open model: `even` gaps (clockwork) or poisson (random gaps, seeded by --arrival-seed), as many independent clients send")
+	fs.Uint64Var(&f.arrivalSeed, "arrival-seed", 1, "open model: `seed` of Poisson arrivals (the same seed, the same gaps)")
+	fs.IntVar(&f.connections, "connections", 0, "open model: spread arrivals over a pool of `n` keep-alive connections, each taking its turn, as a proxy's pool does (0: the fewest connections the rate needs)")
+	fs.StringVar(&f.stages, "stages", "", "open model: a rate that changes, as `DURATION:RATE,...` (30s:2000,1m:2000): each stage moves in a straight line from the rate before it (--rate first) to its own; the stages replace --duration")
 	fs.IntVar(&f.maxInflight, "max-inflight", load.DefaultMaxInflight, "open model: at most `n` requests (connections) in flight")
 	fs.DurationVar(&f.paceSlack, "pace-slack", load.DefaultPaceSlack, "open model: wake at most once per `time`, sending what has come due, late by up to it (0: a wake-up per request)")
 	fs.DurationVar(&f.spin, "spin", load.DefaultSpin, "closed model: look for awaited responses for up to `time` before sleeping, sparing the server a wake-up per response (0: sleep at once)")

@@ -147,14 +147,41 @@ func (f *attackFlags) model(p *attackPlan) []error {
 		if f.rampUp != 0 || f.iterations != 0 || f.thinkTime != 0 {
 			errs = append(errs, errors.New("--ramp-up, --iterations and --think-time belong to the closed model (--users)"))
 		}
-		m := load.OpenModel{Rate: rate, Duration: f.duration}
-		if f.duration <= 0 {
-			errs = append(errs, errors.New("--duration: the open model needs one, e.g. --duration 30s"))
-		} else if err == nil {
-			errs = append(errs, m.Validate()...)
+		m := load.OpenModel{Rate: rate, Duration: f.duration, Seed: f.arrivalSeed, Connections: f.connections}
+		arr, aerr := load.ParseArrivals(f.arrivals)
+		if aerr != nil {
+			errs = append(errs, fmt.Errorf("--%w", aerr))
+		}
+		m.Arrivals = arr
+		if f.connections < 0 {
+			errs = append(errs, errors.New("--connections: must not be negative (0: the fewest connections)"))
+		} else if f.connections > f.maxInflight {
+			errs = append(errs, fmt.Errorf("--connections %d: more than --max-inflight %d", f.connections, f.maxInflight))
+		}
+		if f.stages != "" {
+			st, serr := load.ParseStages(f.stages)
+			if serr != nil {
+				errs = append(errs, fmt.Errorf("--%w", serr))
+			}
+			m.Stages = st
+			if f.duration != 0 {
+				errs = append(errs, errors.New("--stages and --duration: the stages say how long the attack lasts; give one of them"))
+				m.Duration = 0
+			}
+		}
+		switch {
+		case f.stages == "" && f.duration <= 0:
+			errs = append(errs, errors.New("--duration: the open model needs one, e.g. --duration 30s (or --stages)"))
+		case err == nil && aerr == nil && f.connections >= 0:
+			for _, e := range m.Validate() {
+				errs = append(errs, fmt.Errorf("--%w", e))
+			}
 		}
 		p.model = m
 	case f.users > 0:
+		if f.arrivals != "even" || f.connections != 0 || f.stages != "" {
+			errs = append(errs, errors.New("--arrivals, --connections and --stages shape the open model's arrivals (--rate); the closed model's users each keep a connection"))
+		}
 		m := load.ClosedModel{Users: f.users, RampUp: f.rampUp, Duration: f.duration, Iterations: f.iterations, ThinkTime: f.thinkTime}
 		for _, e := range m.Validate() {
 			errs = append(errs, fmt.Errorf("--%w", e))

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/showdownlab/showdown/internal/located"
+	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/workloads"
 )
 
@@ -496,6 +497,41 @@ type Load struct {
 	// wake-ups and its send lateness (load.PaceSlack; 0: the engine's
 	// default, load.DefaultPaceSlack).
 	PaceSlack Duration `yaml:"pace_slack" json:"pace_slack,omitempty"`
+	// Arrivals spaces the arrivals of the plan's open-model drives (an
+	// open plan's levels, at_rate's rounds): "poisson" (the default:
+	// random gaps, as from many independent clients) or "even"
+	// (clockwork).
+	Arrivals string `yaml:"arrivals" json:"arrivals,omitempty"`
+	// Connections is the pool of keep-alive connections those arrivals
+	// are spread over, each taking its turn (load.OpenModel.Connections);
+	// 0 in the file: as many as a closed plan's first level has users,
+	// DefaultConnections in an open plan (Pool).
+	Connections int `yaml:"connections" json:"connections,omitempty"`
+}
+
+// DefaultConnections is an open plan's pool of connections when it
+// names none: as many as a proxy in front of a service commonly keeps.
+const DefaultConnections = 50
+
+// Pool is the pool of connections the plan's open-model drives spread
+// their arrivals over (Connections, or its default).
+func (l Load) Pool() int {
+	switch {
+	case l.Connections > 0:
+		return l.Connections
+	case l.Model == "closed" && len(l.Levels) > 0 && l.Levels[0] > 0:
+		return l.Levels[0]
+	}
+	return DefaultConnections
+}
+
+// Spacing is how the plan's open-model arrivals are spaced
+// (load.Poisson unless the plan says even).
+func (l Load) Spacing() load.Arrivals {
+	if a, err := load.ParseArrivals(l.Arrivals); err == nil && l.Arrivals != "" {
+		return a
+	}
+	return load.Poisson
 }
 
 // Database is the database policy.

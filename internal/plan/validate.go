@@ -63,6 +63,12 @@ func (p *Plan) validate(catalog Catalog) ErrorList {
 	if l.Warmup < 0 || l.ThinkTime < 0 || l.Timeout <= 0 || l.MaxInflight < 0 || l.PaceSlack < 0 {
 		add([]string{"load"}, "", "warmup, think_time, max_inflight and pace_slack must not be negative; timeout must be positive")
 	}
+	if _, err := load.ParseArrivals(l.Arrivals); err != nil {
+		add([]string{"load", "arrivals"}, "poisson: random gaps, as from many clients (the default); even: clockwork", "%v", err)
+	}
+	if l.Connections < 0 || (l.MaxInflight > 0 && l.Connections > l.MaxInflight) {
+		add([]string{"load", "connections"}, "e.g. connections: 50, at most max_inflight", "connections %d must be between 1 and max_inflight", l.Connections)
+	}
 	if l.Iterations < 0 || l.WarmupRequests < 0 {
 		add([]string{"load"}, "", "iterations and warmup_requests must not be negative")
 	}
