@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/interleave"
@@ -74,6 +75,9 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 			c := &results.Comparison{Workload: w.Name, Level: lv, Model: p.Load.Model, Arms: ids,
 				RoundSeconds: time.Duration(p.Rounds.Round).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
 				Precision: float64(p.Rounds.Precision)}
+			if p.Load.Model == "open" {
+				shape(c, string(p.Load.Spacing()), p.Load.Pool())
+			}
 			comps[compKey(w.Name, lv)] = c
 			rec.Comparisons = append(rec.Comparisons, c)
 		}
@@ -116,10 +120,14 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 		for _, c := range rec.Comparisons {
 			c.Verdict = interleave.Judge(c, p)
 		}
+		interleave.JudgeShapes(rec.Comparisons)
 		b.Save()
 	}
 	for _, c := range rec.Comparisons {
 		c.Verdict = interleave.Judge(c, p)
+	}
+	interleave.JudgeShapes(rec.Comparisons)
+	for _, c := range rec.Comparisons {
 		if c.Verdict != nil && p.Rounds.Budget > 0 && !c.AtRate {
 			interleave.Bought(c.Verdict, time.Duration(p.Rounds.Budget), c.Precision, x.setup, x.roundCost, p.MaxStarts())
 		}
@@ -240,8 +248,21 @@ func (x *rounds) perWorkload() int {
 		if a.Auto {
 			n++
 		}
+		if a.Contrasted() {
+			n++
+		}
+		if a.Busy {
+			n++
+		}
 	}
 	return n
+}
+
+// shape sets an open-model comparison's traffic: its arrivals' spacing
+// over a pool of connections, and its name.
+func shape(c *results.Comparison, arrivals string, connections int) {
+	c.Arrivals, c.Connections = arrivals, connections
+	c.Shape = load.OpenModel{Arrivals: load.Arrivals(arrivals), Connections: connections}.Shape()
 }
 
 // rateComparison is a comparison of every arm at rate on workload w,
@@ -252,9 +273,73 @@ func (x *rounds) rateComparison(w string, rate int, rule string) *results.Compar
 	for _, im := range p.Arms() {
 		ids = append(ids, im.ID())
 	}
-	return &results.Comparison{Workload: w, Level: rate, Model: "open", Arms: ids, AtRate: true, RateRule: rule,
+	c := &results.Comparison{Workload: w, Level: rate, Model: "open", Arms: ids, AtRate: true, RateRule: rule,
 		RoundSeconds: p.RateRound(float64(rate)).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
 		Precision: max(float64(p.Rounds.Precision), RatePrecision)}
+	shape(c, string(p.Load.Spacing()), p.Load.Pool())
+	return c
+}
+
+// contrastComparison is c's rate under the contrasting shape.
+func (x *rounds) contrastComparison(c *results.Comparison) *results.Comparison {
+	k := x.rateComparison(c.Workload, c.Level, c.RateRule)
+	k.Contrast = true
+	shape(k, plan.ContrastArrivals, plan.ContrastConnections)
+	return k
+}
+
+// busyRate is workload w's busy rate: DefaultBusyShare of the
+// second-fastest arm's throughput at the first level in this start's
+// rounds, and the arms too near their own saturation to carry it (under
+// BusyHeadroom times the rate), with why; 0 when fewer than three arms
+// were measured or fewer than two could carry it.
+func (x *rounds) busyRate(c *results.Comparison, trial int) (int, string, map[string]string) {
+	v := x.startVerdict(c, trial)
+	if v == nil {
+		return 0, "", nil
+	}
+	var thr []results.ArmFigures
+	for _, f := range v.Arms {
+		if f.Throughput > 0 {
+			thr = append(thr, f)
+		}
+	}
+	if len(thr) < 3 {
+		return 0, "", nil
+	}
+	sort.Slice(thr, func(i, j int) bool { return thr[i].Throughput > thr[j].Throughput })
+	second := thr[1]
+	rate := roundTwo(plan.DefaultBusyShare * second.Throughput)
+	if rate < 1 {
+		return 0, "", nil
+	}
+	out := map[string]string{}
+	for _, f := range thr {
+		if f.Throughput < plan.BusyHeadroom*float64(rate) {
+			out[f.Arm] = fmt.Sprintf("served %.0f req/s at %d %s, too near %d req/s to carry it", f.Throughput, c.Level, levelUnit(c.Model), rate)
+		}
+	}
+	for _, arm := range c.Arms {
+		if _, ok := out[arm]; !ok && !slices.ContainsFunc(thr, func(f results.ArmFigures) bool { return f.Arm == arm }) {
+			out[arm] = "not measured at the first level"
+		}
+	}
+	if len(c.Arms)-len(out) < 2 {
+		return 0, "", nil
+	}
+	return rate, wording.BusyRule(plan.DefaultBusyShare, second.Arm, second.Throughput, c.Level, levelUnit(c.Model), trial), out
+}
+
+// startVerdict judges c's rounds of one start alone.
+func (x *rounds) startVerdict(c *results.Comparison, trial int) *results.Verdict {
+	one := *c
+	one.Rounds = nil
+	for _, r := range c.Rounds {
+		if r.Start == trial {
+			one.Rounds = append(one.Rounds, r)
+		}
+	}
+	return interleave.JudgeWith(&one, c.Precision, "")
 }
 
 // RatePrecision is the least half-width a comparison at a rate aims its
@@ -267,14 +352,7 @@ const RatePrecision = 0.10
 // rounded to two significant figures, and how it was chosen; 0 when no
 // round measured one.
 func (x *rounds) autoRate(c *results.Comparison, trial int) (int, string) {
-	one := *c
-	one.Rounds = nil
-	for _, r := range c.Rounds {
-		if r.Start == trial {
-			one.Rounds = append(one.Rounds, r)
-		}
-	}
-	v := interleave.JudgeWith(&one, c.Precision, "")
+	v := x.startVerdict(c, trial)
 	if v == nil {
 		return 0, ""
 	}
@@ -323,7 +401,23 @@ func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Compa
 			c := x.rateComparison(w.Name, rate, rule)
 			x.rates[w.Name] = append(x.rates[w.Name], c)
 			b.Record().Comparisons = append(b.Record().Comparisons, c)
-			b.Say("%s at one rate: %d req/s (%s)", w.Name, rate, rule)
+			b.Say("%s at one rate: %d req/s (%s), %s", w.Name, rate, rule, c.Shape)
+			if a.Contrasted() {
+				k := x.contrastComparison(c)
+				x.rates[w.Name] = append(x.rates[w.Name], k)
+				b.Record().Comparisons = append(b.Record().Comparisons, k)
+				b.Say("%s at %d req/s again under %s: whether CPU per request ranks the stacks or the traffic", w.Name, rate, k.Shape)
+			}
+		}
+	}
+	if a.Busy && !x.hasBusy(w.Name) && len(p.Load.Levels) > 0 {
+		if rate, rule, out := x.busyRate(comps[compKey(w.Name, p.Load.Levels[0])], trial); rate > 0 {
+			c := x.rateComparison(w.Name, rate, rule)
+			c.Busy, c.LeftOut = true, out
+			c.Arms = slices.DeleteFunc(c.Arms, func(arm string) bool { _, left := out[arm]; return left })
+			x.rates[w.Name] = append(x.rates[w.Name], c)
+			b.Record().Comparisons = append(b.Record().Comparisons, c)
+			b.Say("%s at a busy rate: %d req/s (%s), %s%s", w.Name, rate, rule, c.Shape, wording.LeftOut(out))
 		}
 	}
 	var in []Arm
@@ -340,14 +434,23 @@ func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Compa
 		if ctx.Err() != nil {
 			break
 		}
-		if err := b.ResetForRounds(ctx, w, in); err != nil {
+		var these []Arm
+		for _, l := range in {
+			if slices.Contains(c.Arms, l.ID()) {
+				these = append(these, l)
+			}
+		}
+		if len(these) < 2 {
+			continue
+		}
+		if err := b.ResetForRounds(ctx, w, these); err != nil {
 			b.Warn("%s at %d req/s: no rounds: %v", w.Name, c.Level, err)
 			continue
 		}
 		startCost := time.Since(began) - spent - took
 		left := (len(p.Workloads)-wi)*x.perWorkload() - len(p.Load.Levels) - ri
 		rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, after, left)
-		took += x.rounds(ctx, c, in, w, trial, rb, startCost, rng)
+		took += x.rounds(ctx, c, these, w, trial, rb, startCost, rng)
 	}
 	return took
 }
@@ -355,11 +458,16 @@ func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Compa
 // hasAuto reports whether workload w's automatic rate is chosen.
 func (x *rounds) hasAuto(w string) bool {
 	for _, c := range x.rates[w] {
-		if c.RateRule != "the plan's" {
+		if c.RateRule != "the plan's" && !c.Busy {
 			return true
 		}
 	}
 	return false
+}
+
+// hasBusy reports whether workload w's busy rate is chosen.
+func (x *rounds) hasBusy(w string) bool {
+	return slices.ContainsFunc(x.rates[w], func(c *results.Comparison) bool { return c.Busy })
 }
 
 // rounds measures ls in rounds at level until each adjacent pair is
@@ -400,7 +508,8 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 			if l.Exited() {
 				continue
 			}
-			ar := x.armRound(ctx, l, w, c)
+			seed := uint64(trial)<<32 | uint64(r)
+			ar := x.armRound(ctx, l, w, c, seed)
 			if why := interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB); why != "" && ar.Misbehaved == "" && repeats < maxRepeats && ctx.Err() == nil {
 				// Judged from the round's own record, never its figure:
 				// measured again at once, the other arms still frozen.
@@ -408,7 +517,7 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 				ar.Disturbed = why
 				round.Repeated = append(round.Repeated, ar)
 				x.b.Say("%s at %d %s, start %d, round %d: %s disturbed (%s); measured again", w.Name, level, levelUnit(c.Model), trial, r, ar.Arm, why)
-				ar = x.armRound(ctx, l, w, c)
+				ar = x.armRound(ctx, l, w, c, seed)
 				ar.Disturbed = interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB)
 			}
 			if ar.Misbehaved != "" {
@@ -432,14 +541,16 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 
 // armRound thaws l, loads it for the plan's settle (not counted) and its
 // round, stops the load (every request answered) and freezes it again.
-func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *results.Comparison) results.ArmRound {
+func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *results.Comparison, seed uint64) results.ArmRound {
 	p := x.p
 	sc := load.StatusChecked(l.Scenario(w.Name))
 	ar := results.ArmRound{Arm: l.ID()}
 	level := c.Level
 	model := func(d time.Duration) load.Model {
 		if c.Model == "open" {
-			return load.OpenModel{Rate: float64(level), Duration: d}
+			// Poisson arrivals drawn anew for each round, the same for
+			// every arm of it.
+			return load.OpenModel{Rate: float64(level), Duration: d, Arrivals: load.Arrivals(c.Arrivals), Connections: c.Connections, Seed: seed}
 		}
 		return load.ClosedModel{Users: level, Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
 	}

@@ -197,6 +197,17 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 		}
 		v.CPU = append(v.CPU, pair(a, b, cpuCmp, b, a))
 	}
+	if open {
+		// Every arm against the best, not only its neighbour: at a light
+		// rate neighbours are close, and a stack several times the best
+		// would go unsaid.
+		for _, arm := range v.Ranking[min(1, len(v.Ranking)):] {
+			best := v.Ranking[0]
+			pr := pair(best, arm, thr, arm, best)
+			pr.InsideFloor = v.LatenessP99Ms > 0 && figs[arm].geoMean()-figs[best].geoMean() < v.LatenessP99Ms
+			v.P99Best = append(v.P99Best, pr)
+		}
+	}
 	if open && len(v.Ranking) > 0 && v.LatenessP99Ms > 0 {
 		best := figs[v.Ranking[0]].geoMean()
 		v.FloorTakesP99 = best > 0 && v.LatenessP99Ms > FloorShare*best
@@ -275,4 +286,55 @@ func width(pr results.PairRatio) string {
 		return fmt.Sprintf("±%.1f%%, but the rounds' noise alone allows no better than ±%.1f%% from %d starts (they agreed by chance)", 100*pr.HalfWidth, 100*pr.RoundsFloor, pr.Starts)
 	}
 	return fmt.Sprintf("±%.1f%%", 100*pr.HalfWidth)
+}
+
+// ShapeDependence finds the pairs of arms whose order on CPU per request
+// turns between main's shape and contrast's (the same workload and rate
+// under another traffic shape): for each pair measured in both, the
+// ratio's interval under each shape, and a flip where both exclude 1
+// on opposite sides. Nil where nothing flips or either has no rounds.
+func ShapeDependence(main, contrast *results.Comparison) []results.ShapeFlip {
+	if len(main.Rounds) == 0 || len(contrast.Rounds) == 0 {
+		return nil
+	}
+	cm, _ := collect(main, cpuPerRequest)
+	cc, _ := collect(contrast, cpuPerRequest)
+	rm, rc := stats.NewRoundComparison(cm), stats.NewRoundComparison(cc)
+	ratio := func(r *stats.RoundComparison, cheaper, dearer string) results.PairRatio {
+		x := r.Ratio(dearer, cheaper)
+		return results.PairRatio{Better: cheaper, Worse: dearer, Ratio: x.Ratio, Low: x.Low, High: x.High,
+			HalfWidth: x.HalfWidth(), Starts: x.Starts, Rounds: x.Rounds, Significant: x.Significant()}
+	}
+	var out []results.ShapeFlip
+	for i, a := range main.Arms {
+		for _, b := range main.Arms[i+1:] {
+			if cm[a].geoMean() <= 0 || cm[b].geoMean() <= 0 || cc[a].geoMean() <= 0 || cc[b].geoMean() <= 0 {
+				continue
+			}
+			cheaper, dearer := a, b
+			if cm[b].geoMean() < cm[a].geoMean() {
+				cheaper, dearer = b, a
+			}
+			m, k := ratio(rm, cheaper, dearer), ratio(rc, dearer, cheaper)
+			if m.Significant && m.Ratio > 1 && k.Significant && k.Ratio > 1 {
+				out = append(out, results.ShapeFlip{Cheaper: cheaper, Dearer: dearer, Main: m, Contrast: k, ContrastShape: contrast.Shape})
+			}
+		}
+	}
+	return out
+}
+
+// JudgeShapes sets ShapeDepends on the verdict of every comparison of
+// comps that a contrast comparison of comps contrasts.
+func JudgeShapes(comps []*results.Comparison) {
+	for _, k := range comps {
+		if !k.Contrast {
+			continue
+		}
+		for _, m := range comps {
+			if m.AtRate && !m.Contrast && !m.Busy && m.Workload == k.Workload && m.Level == k.Level && m.Verdict != nil {
+				m.Verdict.ShapeDepends = ShapeDependence(m, k)
+			}
+		}
+	}
 }

@@ -62,7 +62,7 @@ func (x *execution) Attacker(progress func(load.Progress), extra ...load.Option)
 func (x *execution) model(level int, d time.Duration) load.Model {
 	l := x.plan.Load
 	if l.Model == "open" {
-		return load.OpenModel{Rate: float64(level), Duration: d}
+		return load.OpenModel{Rate: float64(level), Duration: d, Arrivals: l.Spacing(), Connections: l.Pool(), Seed: uint64(x.plan.Database.Seed)}
 	}
 	ramp := time.Duration(l.RampUp)
 	if ramp >= d {
@@ -79,7 +79,7 @@ func (x *execution) warmupModel(level, n, steps int, cap time.Duration) load.Mod
 	l := x.plan.Load
 	if l.Model == "open" {
 		d := time.Duration(float64(n) / float64(level) * float64(time.Second))
-		return load.OpenModel{Rate: float64(level), Duration: max(min(d, cap), time.Second)}
+		return load.OpenModel{Rate: float64(level), Duration: max(min(d, cap), time.Second), Arrivals: l.Spacing(), Connections: l.Pool(), Seed: uint64(x.plan.Database.Seed)}
 	}
 	perUser := max((n+level*steps-1)/(level*steps), 1)
 	return load.ClosedModel{Users: level, Duration: cap, Iterations: perUser, ThinkTime: time.Duration(l.ThinkTime)}

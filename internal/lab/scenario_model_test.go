@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -26,14 +27,14 @@ func TestWarmupAndIterationModels(t *testing.T) {
 		// More users than requests: still one iteration each.
 		{"closed, few requests", closed.warmupModel(50, 10, 1, time.Minute), load.ClosedModel{Users: 50, Duration: time.Minute, Iterations: 1}},
 		// 1000 requests at 200/s: 5 seconds.
-		{"open", open.warmupModel(200, 1000, 1, time.Minute), load.OpenModel{Rate: 200, Duration: 5 * time.Second}},
+		{"open", open.warmupModel(200, 1000, 1, time.Minute), load.OpenModel{Rate: 200, Duration: 5 * time.Second, Arrivals: load.Poisson, Connections: plan.DefaultConnections}},
 		// The cap wins.
-		{"open, capped", open.warmupModel(1, 1000, 1, time.Minute), load.OpenModel{Rate: 1, Duration: time.Minute}},
+		{"open, capped", open.warmupModel(1, 1000, 1, time.Minute), load.OpenModel{Rate: 1, Duration: time.Minute, Arrivals: load.Poisson, Connections: plan.DefaultConnections}},
 		// A level's iterations per user reach the engine, the duration as a cap.
 		{"level iterations", closed.model(100, time.Minute), load.ClosedModel{Users: 100, Duration: time.Minute, Iterations: 10000}},
 	}
 	for _, tc := range tests {
-		if tc.got != tc.want {
+		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, tc.got, tc.want)
 		}
 	}

@@ -28,6 +28,15 @@ const (
 	// longer than the plan's round where the rate needs it (at most
 	// MaxRateRound).
 	RateRoundRequests = 4000
+	// DefaultBusyShare is the busy rate's share of the second-fastest
+	// arm's throughput (at the plan's first level, in the first start's
+	// rounds): past the point where the fastest stacks idle, so their
+	// p99s are their queues' and differ, while most stacks carry it.
+	DefaultBusyShare = 0.5
+	// BusyHeadroom is the least ratio of an arm's own throughput to the
+	// busy rate for the arm to be measured at it: an arm nearer its
+	// saturation than that is left out, named, not overloaded.
+	BusyHeadroom = 1.25
 	MaxRateRound      = 8 * time.Second
 )
 
@@ -43,6 +52,15 @@ type AtRate struct {
 	// first start.
 	Rates []int `json:"rates,omitempty"`
 	Auto  bool  `json:"auto,omitempty"`
+	// Busy (`busy` among the rates) adds the busy rate, DefaultBusyShare
+	// of the second-fastest arm's throughput in the first start, where
+	// p99 is ranked under load.
+	Busy bool `json:"busy,omitempty"`
+	// NoContrast (`contrast: none`) leaves out the automatic rate's
+	// second measurement under the contrasting shape (ContrastArrivals
+	// over ContrastConnections), which tells whether the CPU ranking
+	// holds when the traffic's shape changes.
+	NoContrast bool `json:"no_contrast,omitempty"`
 	// Share is the automatic rate's share (DefaultRateShare when unset).
 	Share Fraction `json:"share,omitempty"`
 	// line is where at_rate is written, problems what UnmarshalYAML found
@@ -57,13 +75,17 @@ func (a *AtRate) UnmarshalYAML(n *yaml.Node) error {
 	a.line = n.Line
 	rate := func(v *yaml.Node) {
 		s := strings.TrimSpace(v.Value)
-		if s == "auto" {
+		switch s {
+		case "auto":
 			a.Auto = true
+			return
+		case "busy":
+			a.Busy = true
 			return
 		}
 		r, err := strconv.Atoi(s)
 		if err != nil || r <= 0 || v.Kind != yaml.ScalarNode {
-			a.problems = append(a.problems, fmt.Sprintf("rate %q is auto or a whole number of requests per second", v.Value))
+			a.problems = append(a.problems, fmt.Sprintf("rate %q is auto, busy or a whole number of requests per second", v.Value))
 			return
 		}
 		a.Rates = append(a.Rates, r)
@@ -88,16 +110,36 @@ func (a *AtRate) UnmarshalYAML(n *yaml.Node) error {
 			} else {
 				rate(val)
 			}
+		case "contrast":
+			switch strings.TrimSpace(val.Value) {
+			case "none", "false", "off":
+				a.NoContrast = true
+			case "even over 1 connection", "true", "on":
+			default:
+				a.problems = append(a.problems, fmt.Sprintf("contrast %q is none (no second shape) or on (even arrivals over 1 connection, the default)", val.Value))
+			}
 		case "share":
 			if err := val.Decode(&a.Share); err != nil {
 				a.problems = append(a.problems, fmt.Sprintf("share %q is a percentage (e.g. 50%%)", val.Value))
 			}
 		default:
-			a.problems = append(a.problems, fmt.Sprintf("unknown field %q (at_rate has rates and share)", key.Value))
+			a.problems = append(a.problems, fmt.Sprintf("unknown field %q (at_rate has rates, share and contrast)", key.Value))
 		}
 	}
 	return nil
 }
+
+// The contrasting shape of the automatic rate: clockwork arrivals over
+// one connection, the traffic of a single client in a loop (and of the
+// open model before it had a shape).
+const (
+	ContrastArrivals    = "even"
+	ContrastConnections = 1
+)
+
+// Contrasted reports whether the automatic rate is measured under the
+// contrasting shape too.
+func (a *AtRate) Contrasted() bool { return a != nil && a.Auto && !a.NoContrast }
 
 // ShareOrDefault is the automatic rate's share.
 func (a *AtRate) ShareOrDefault() float64 {
@@ -128,7 +170,7 @@ func (p *Plan) validateAtRate(add func(path []string, hint, format string, args 
 	for _, m := range a.problems {
 		add([]string{"at_rate"}, hint, "%s", m)
 	}
-	if len(a.problems) == 0 && !a.Auto && len(a.Rates) == 0 {
+	if len(a.problems) == 0 && !a.Auto && !a.Busy && len(a.Rates) == 0 {
 		add([]string{"at_rate"}, hint, "at_rate names no rate")
 	}
 	if a.Share < 0 || a.Share > 1 {

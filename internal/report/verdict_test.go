@@ -43,7 +43,7 @@ func TestVerdictHeadline(t *testing.T) {
 		t.Errorf("headline %q ranks with a bare ratio", wl.Headline)
 	}
 	verdicts := strings.Join(wl.Verdicts, "\n")
-	for _, want := range []string{"rust-axum is generator-bound: the generator used 88%", "go-stdlib ≈ node-http: no significant difference"} {
+	for _, want := range []string{"rust-axum is generator-bound: the generator used 88%", "go-stdlib ≈ node-http on throughput: no significant difference"} {
 		if !strings.Contains(verdicts, want) {
 			t.Errorf("verdicts lack %q:\n%s", want, verdicts)
 		}

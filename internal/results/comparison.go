@@ -34,6 +34,22 @@ type Comparison struct {
 	// ("50% of python-fastapi's 2,410 req/s in start 1", or "the plan's").
 	AtRate   bool   `json:"at_rate,omitempty"`
 	RateRule string `json:"rate_rule,omitempty"`
+	// Shape says how an open-model comparison's arrivals came
+	// (load.OpenModel.Shape); Arrivals and Connections are its settings.
+	Shape       string `json:"shape,omitempty"`
+	Arrivals    string `json:"arrivals,omitempty"`
+	Connections int    `json:"connections,omitempty"`
+	// Contrast marks the same rate under a contrasting shape (at_rate's
+	// contrast), measured to tell whether CPU per request ranks the
+	// stacks or the traffic: the comparison of the same workload and rate
+	// without it is the one it contrasts.
+	Contrast bool `json:"contrast,omitempty"`
+	// Busy marks the busy rate (at_rate's `busy`): a share of the
+	// second-fastest arm's throughput, where latency differs; LeftOut
+	// names the arms that could not carry it, with why, left out of its
+	// rounds.
+	Busy    bool              `json:"busy,omitempty"`
+	LeftOut map[string]string `json:"left_out,omitempty"`
 	// Rounds in the order they ran, over every start.
 	Rounds []Round `json:"rounds"`
 	// Verdict is the ranking with an interval on every adjacent pair.
@@ -130,6 +146,15 @@ type Verdict struct {
 	Pairs []PairRatio `json:"pairs"`
 	// CPU compares the same adjacent pairs on service CPU per request.
 	CPU []PairRatio `json:"cpu_per_request,omitempty"`
+	// P99Best compares every ranked arm but the best with the best on
+	// p99 (an open-model comparison), so a stack several times the best
+	// is named as such even where its neighbours are close: Better is
+	// the best arm, Ratio the arm's p99 over the best's.
+	P99Best []PairRatio `json:"p99_against_best,omitempty"`
+	// ShapeDepends lists the pairs whose order on CPU per request turns
+	// between this comparison's shape and its contrast's, each beyond its
+	// interval: the cost ranks the traffic there, not the stacks.
+	ShapeDepends []ShapeFlip `json:"shape_depends,omitempty"`
 	// CPURanking ranks the arms by their CPU per request, least first,
 	// and CPUPairs gives each adjacent pair of it the ratio's interval
 	// (a comparison at one rate, AtRate: the cost of the same work).
@@ -185,6 +210,18 @@ type Verdict struct {
 	// FailIf is the plan's fail_if slower_than judged on every arm
 	// against the baseline (interleave.Slower).
 	FailIf []Slower `json:"fail_if,omitempty"`
+}
+
+// ShapeFlip is a pair of arms whose order on CPU per request differs
+// between two shapes of the same rate: Main has Cheaper cheaper under
+// the comparison's shape, Contrast has Dearer cheaper under
+// ContrastShape, both significant.
+type ShapeFlip struct {
+	Cheaper       string    `json:"cheaper"`
+	Dearer        string    `json:"dearer"`
+	Main          PairRatio `json:"main"`
+	Contrast      PairRatio `json:"contrast"`
+	ContrastShape string    `json:"contrast_shape"`
 }
 
 // PairRatio is how much better one arm is than the next: the ratio of

@@ -30,7 +30,7 @@ func Pair(p results.PairRatio, metric string) string {
 		iv += " (one start: the machine's noise only)"
 	}
 	if !p.Significant {
-		return fmt.Sprintf("%s ≈ %s: no significant difference (%.2f× %s)", p.Better, p.Worse, p.Ratio, iv)
+		return fmt.Sprintf("%s ≈ %s on %s: no significant difference (%.2f× %s)", p.Better, p.Worse, metric, p.Ratio, iv)
 	}
 	return fmt.Sprintf("%s %.2f× %s %s %s", p.Better, p.Ratio, p.Worse, iv, what)
 }
@@ -50,8 +50,22 @@ func Verdict(v *results.Verdict) []string {
 		}
 		out = append(out, Pair(pr, v.Metric))
 	}
+	if l := AgainstBest(v); l != "" {
+		out = append(out, l)
+	}
+	said := map[[2]string]bool{}
 	for _, pr := range v.CPUPairs {
+		if f, ok := flipOf(v, pr.Better, pr.Worse); ok {
+			out = append(out, ShapeFlip(f))
+			said[[2]string{f.Cheaper, f.Dearer}] = true
+			continue
+		}
 		out = append(out, CPUPair(pr, v))
+	}
+	for _, f := range v.ShapeDepends {
+		if !said[[2]string{f.Cheaper, f.Dearer}] {
+			out = append(out, ShapeFlip(f))
+		}
 	}
 	out = append(out, overloaded(v)...)
 	if v.FloorTakesP99 {
@@ -92,6 +106,72 @@ func Verdict(v *results.Verdict) []string {
 		out = append(out, Slower(s))
 	}
 	return out
+}
+
+// AgainstBest says every arm's p99 against the best's, in one line:
+// "p99 against the best (rust-axum, 0.32 ms): python-fastapi 3.80×
+// [2.95, 4.89], node-http ≈ (1.08× [0.93, 1.25])"; "" with fewer than
+// three ranked arms (the one pair says it).
+func AgainstBest(v *results.Verdict) string {
+	if len(v.P99Best) < 2 {
+		return ""
+	}
+	var parts []string
+	for i := len(v.P99Best) - 1; i >= 0; i-- {
+		pr := v.P99Best[i]
+		switch {
+		case pr.InsideFloor:
+			parts = append(parts, fmt.Sprintf("%s ≈ (inside this host's floor)", pr.Worse))
+		case pr.Significant:
+			parts = append(parts, fmt.Sprintf("%s %.2f× [%.2f, %.2f]", pr.Worse, pr.Ratio, pr.Low, pr.High))
+		default:
+			parts = append(parts, fmt.Sprintf("%s ≈ (%.2f× [%.2f, %.2f])", pr.Worse, pr.Ratio, pr.Low, pr.High))
+		}
+	}
+	return fmt.Sprintf("p99 against the best (%s, %s): %s", v.Ranking[0], human.Ms(bestP99(v)), strings.Join(parts, ", "))
+}
+
+// flipOf is the shape flip of the pair a, b in v, either way round.
+func flipOf(v *results.Verdict, a, b string) (results.ShapeFlip, bool) {
+	for _, f := range v.ShapeDepends {
+		if (f.Cheaper == a && f.Dearer == b) || (f.Cheaper == b && f.Dearer == a) {
+			return f, true
+		}
+	}
+	return results.ShapeFlip{}, false
+}
+
+// ShapeFlip says a pair whose CPU order turns with the traffic's shape:
+// "node-http against go-stdlib on CPU per request depends on the
+// traffic's shape: node-http 1.12× [1.05, 1.19] cheaper under this
+// shape, go-stdlib 1.08× [1.02, 1.15] cheaper under even arrivals over 1
+// connection; not ranked".
+func ShapeFlip(f results.ShapeFlip) string {
+	return fmt.Sprintf("%s against %s on CPU per request depends on the traffic's shape: %s %.2f× [%.2f, %.2f] cheaper under this shape, %s %.2f× [%.2f, %.2f] cheaper under %s; not ranked",
+		f.Cheaper, f.Dearer, f.Cheaper, f.Main.Ratio, f.Main.Low, f.Main.High, f.Dearer, f.Contrast.Ratio, f.Contrast.Low, f.Contrast.High, f.ContrastShape)
+}
+
+// BusyRule says how the busy rate was chosen: "50% of go-stdlib's
+// 30,100 req/s at 50 users in start 1 (the second-fastest)".
+func BusyRule(share float64, second string, throughput float64, level int, unit string, start int) string {
+	return RateRule(share, second, throughput, level, unit, start) + " (the second-fastest)"
+}
+
+// LeftOut says the arms left out of a busy rate: "; left out:
+// python-fastapi (served 9,100 req/s ...)", "" for none.
+func LeftOut(out map[string]string) string {
+	if len(out) == 0 {
+		return ""
+	}
+	arms := make([]string, 0, len(out))
+	for arm := range out {
+		arms = append(arms, arm)
+	}
+	sort.Strings(arms)
+	for i, arm := range arms {
+		arms[i] = fmt.Sprintf("%s (%s)", arm, out[arm])
+	}
+	return "; left out: " + strings.Join(arms, ", ")
 }
 
 // RateRule says how an automatic rate was chosen: "50% of
@@ -193,8 +273,15 @@ func Leaks(gs []results.Growth) []string {
 // its verdict's lines.
 func Comparison(c *results.Comparison) []string {
 	head := fmt.Sprintf("VERDICT %s at %d (%s model, %d rounds):", c.Workload, c.Level, c.Model, len(c.Rounds))
-	if c.AtRate {
-		head = fmt.Sprintf("VERDICT %s at one rate, %s req/s (%s; %d rounds of %g s):", c.Workload, human.Count(float64(c.Level)), c.RateRule, len(c.Rounds), c.RoundSeconds)
+	switch {
+	case c.Contrast:
+		head = fmt.Sprintf("VERDICT %s at %s req/s under the contrasting shape, %s (%d rounds of %g s):", c.Workload, human.Count(float64(c.Level)), c.Shape, len(c.Rounds), c.RoundSeconds)
+	case c.Busy:
+		head = fmt.Sprintf("VERDICT %s at a busy rate, %s req/s (%s; %s; %d rounds of %g s%s):", c.Workload, human.Count(float64(c.Level)), c.RateRule, c.Shape, len(c.Rounds), c.RoundSeconds, LeftOut(c.LeftOut))
+	case c.AtRate:
+		head = fmt.Sprintf("VERDICT %s at one rate, %s req/s (%s; %s; %d rounds of %g s):", c.Workload, human.Count(float64(c.Level)), c.RateRule, firstOf(c.Shape, "even arrivals"), len(c.Rounds), c.RoundSeconds)
+	case c.Shape != "":
+		head = fmt.Sprintf("VERDICT %s at %d (%s model, %s, %d rounds):", c.Workload, c.Level, c.Model, c.Shape, len(c.Rounds))
 	}
 	if c.Verdict == nil || len(c.Verdict.Ranking) == 0 {
 		return []string{head + " no verdict: no round was measured"}
