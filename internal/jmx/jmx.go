@@ -11,7 +11,10 @@
 // properties (scenario variables with defaults), JSON Extractor and the
 // JSON Path post-processor, Regular Expression Extractor, Response
 // Assertion, JSON Assertion, Constant Timer, CSV Data Set Config and Simple
-// Controllers. docs/jmeter.md is the reference.
+// Controllers; and the rate timers (Constant Throughput, Precise
+// Throughput, Throughput Shaping), which make the load an open model at
+// their rate, the threads its connections. docs/jmeter.md is the
+// reference.
 package jmx
 
 import (
