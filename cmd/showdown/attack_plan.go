@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/scenario"
@@ -141,6 +142,10 @@ func (f *attackFlags) model(p *attackPlan) []error {
 		errs = append(errs, errors.New("--rate (open model) and --users (closed model) exclude each other"))
 	case f.rate != "":
 		rate, err := load.ParseRate(f.rate)
+		if n, zerr := strconv.ParseFloat(strings.TrimSpace(f.rate), 64); err != nil && f.stages != "" && zerr == nil && n == 0 {
+			// Stages may start from nothing: --rate 0 --stages 30s:1000.
+			rate, err = 0, nil
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--rate: %w", err))
 		}

@@ -46,6 +46,8 @@ func TestAttackUsage(t *testing.T) {
 		{[]string{"--rate", "10", "--users", "2", "--duration", "1s", "http://x/"}, "exclude"},              // both models
 		{[]string{"--rate", "10", "http://x/"}, "needs one"},                                                // open model without duration
 		{[]string{"--rate", "ten", "--duration", "1s", "http://x/"}, "want a positive number"},              // bad rate
+		{[]string{"--rate", "0", "--duration", "1s", "http://x/"}, "want a positive number"},                // rate 0 without stages
+		{[]string{"--rate", "0", "--stages", "1s:0", "http://x/"}, "every rate is 0"},                       // stages may start at 0, not stay there
 		{[]string{"--users", "2", "--duration", "1s", "--fail-if", "p99~1s", "http://x/"}, "OP: < <= > >="}, // bad threshold lists the syntax
 		{[]string{"--users", "2", "--duration", "1s", "https://x/"}, "https is not supported"},              // no TLS
 		{[]string{"--users", "2", "--duration", "1s"}, "nothing to attack"},                                 // no URL

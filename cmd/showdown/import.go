@@ -24,6 +24,8 @@ const importSynopsis = `jmx [--strict] [--out FILE.yaml] [-J name=value ...] PLA
 Writes the scenario of a JMeter 5 test plan to FILE.yaml (default: the plan's
 name with .yaml, in the current folder) and its thread group's load to
 FILE.load.yaml, then lists every element it did not translate with its line.
+A rate timer (Constant Throughput, Precise Throughput, Throughput Shaping)
+makes the load an open model at its rate, the threads its connections.
 A property with no default (${__P(NAME)}) needs -J NAME=VALUE where the plan
 wants a constant (threads, server, timer); in a request it becomes a scenario
 variable for attack --var. docs/jmeter.md says what each element becomes.`
@@ -75,6 +77,12 @@ func runImport(st *state, args []string) error {
 	}
 	if *strict && len(res.Skipped) > 0 {
 		return exitError{code: exitFailure, err: fmt.Errorf("--strict: %d element(s) of %s cannot be translated; nothing written", len(res.Skipped), plan)}
+	}
+	if len(res.Became) > 0 {
+		fmt.Fprintln(w, "Translated into the load:")
+		for _, p := range res.Became {
+			fmt.Fprintf(w, "  %s:%d: %s %q %s\n", plan, p.Line, p.Type, p.Name, p.Reason)
+		}
 	}
 	if len(res.Ignored) > 0 {
 		fmt.Fprintf(w, "Ignored (%d):\n", len(res.Ignored))

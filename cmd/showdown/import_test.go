@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/load"
 )
 
 func TestImportJMX(t *testing.T) {
@@ -108,5 +113,63 @@ func TestImportJMXUnsetProperty(t *testing.T) {
 		"--var", "TOKEN=s3cret", "--fail-if", "errors>0%"})
 	if code != exitOK || good.Load() != 10 {
 		t.Errorf("attack: exit %d, %d good requests, want 0 and 10\n%s%s", code, good.Load(), stdout, stderr)
+	}
+}
+
+// TestImportJMXShaping imports a plan paced by a Throughput Shaping Timer:
+// the report says what the timer became, and what is written loads again:
+// the scenario, the load section in a plan, and the printed attack command
+// as the open model of the timer's stages.
+func TestImportJMXShaping(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "shaping.yaml")
+	st, stdout, stderr := testState(context.Background())
+	if code := run(st, []string{"import", "jmx", "--strict", "--out", out, "../../internal/jmx/testdata/shaping.jmx"}); code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"Translated into the load:",
+		`kg.apc.jmeter.timers.VariableThroughputTimer "jp@gc - Throughput Shaping Timer" → open model, 5 stages, 0 to 250 iterations/s`,
+		"so JMeter would have held 250 iterations/s",
+		"--rate 0 --stages 10s:250,20s:250,1s:125,10s:125,5s:0 --arrivals even --connections 100",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout.String(), "Not translated") {
+		t.Errorf("something was not translated:\n%s", stdout)
+	}
+	// The load section is a plan's: it parses and validates in one.
+	loadYAML, err := os.ReadFile(filepath.Join(dir, "shaping.load.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planText := "name: shaped\nimplementations: [go-stdlib]\nworkloads: [{name: string, scenario: " + out + "}]\n" + string(loadYAML)
+	p, err := plan.ParsePlan(filepath.Join(dir, "plan.yaml"), []byte(planText), plan.Catalog{"go-stdlib": {"string"}}, plan.MachineOf(2))
+	if err != nil {
+		t.Fatalf("the load section does not load in a plan: %v\n%s", err, planText)
+	}
+	if l := p.Load; l.Model != "open" || len(l.Levels) != 1 || l.Levels[0] != 250 || time.Duration(l.Duration) != 46*time.Second ||
+		l.Spacing() != load.Even || l.Pool() != 100 {
+		t.Errorf("plan load %+v, want open at 250/s for 46s, even, 100 connections", l)
+	}
+	// The printed command parses into the timer's open model, with the
+	// written scenario.
+	line := stdout.String()[strings.Index(stdout.String(), "showdown attack ")+len("showdown attack "):]
+	line, _, _ = strings.Cut(line, "\n")
+	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
+	var f attackFlags
+	f.define(fs)
+	if err := fs.Parse(strings.Fields(line)); err != nil {
+		t.Fatal(err)
+	}
+	ap, err := f.plan(fs.Args())
+	if err != nil {
+		t.Fatalf("showdown attack %s: %v", line, err)
+	}
+	m, ok := ap.model.(load.OpenModel)
+	if !ok || m.Rate != 0 || len(m.Stages) != 5 || m.Stages[0] != (load.Stage{Duration: 10 * time.Second, Target: 250}) || m.Connections != 100 || m.Arrivals != load.Even {
+		t.Errorf("showdown attack %s: model %+v", line, ap.model)
 	}
 }

@@ -11,11 +11,15 @@
 // properties (scenario variables with defaults), JSON Extractor and the
 // JSON Path post-processor, Regular Expression Extractor, Response
 // Assertion, JSON Assertion, Constant Timer, CSV Data Set Config and Simple
-// Controllers. docs/jmeter.md is the reference.
+// Controllers; and the rate timers (Constant Throughput, Precise
+// Throughput, Throughput Shaping), which make the load an open model at
+// their rate, the threads its connections. docs/jmeter.md is the
+// reference.
 package jmx
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +46,9 @@ type Result struct {
 	// Skipped lists every element that was not translated, in file order;
 	// the scenario runs without them.
 	Skipped []Problem
+	// Became lists the elements that became the load rather than a part
+	// of the scenario (rate timers), with what each became.
+	Became []Problem
 	// Ignored lists elements that need no translation: listeners
 	// (showdown records its own results) and disabled elements.
 	Ignored []Problem
@@ -120,7 +127,8 @@ func (p Problem) String() string {
 	return fmt.Sprintf("line %d: %s %q: %s", p.Line, p.Type, p.Name, p.Reason)
 }
 
-// Load is the closed-model load of a thread group.
+// Load is the load of a thread group: the closed model of its threads,
+// or the open model of a rate timer (Open).
 type Load struct {
 	// ThreadGroup names the thread group, Line where it starts.
 	ThreadGroup string
@@ -136,6 +144,9 @@ type Load struct {
 	// From names the properties (${__P}) the figures were read from, with
 	// the defaults used.
 	From []string
+	// Open is the open model of the rate timer that paces the threads;
+	// nil: the closed model of Users.
+	Open *Open
 }
 
 // YAML returns the load as a plan's load: section, with comments that say
@@ -145,6 +156,10 @@ func (l Load) YAML(scenarioPath string) []byte {
 	fmt.Fprintf(&b, "# The load of JMeter thread group %q (line %d), as a plan's load: section.\n", l.ThreadGroup, l.Line)
 	for _, f := range l.From {
 		fmt.Fprintf(&b, "# %s\n", f)
+	}
+	if l.Open != nil {
+		l.openYAML(&b, scenarioPath)
+		return []byte(b.String())
 	}
 	if l.Iterations > 0 {
 		fmt.Fprintf(&b, "# JMeter ran %d threads x %d loops; a plan states a duration, so run the\n# same number of iterations with:\n", l.Users, l.Iterations)
@@ -168,6 +183,23 @@ func (l Load) YAML(scenarioPath string) []byte {
 // AttackArgs returns the showdown attack arguments that run the scenario
 // with this load.
 func (l Load) AttackArgs(scenarioPath string) []string {
+	if o := l.Open; o != nil {
+		args := []string{"--scenario", scenarioPath, "--rate", fmtArg(o.Rate)}
+		if len(o.Stages) > 0 {
+			args = append(args, "--stages", o.StagesArg())
+		} else {
+			args = append(args, "--duration", fmtDuration(o.Duration))
+		}
+		args = append(args, "--arrivals", string(o.Arrivals))
+		if o.Seed != 0 {
+			args = append(args, "--arrival-seed", strconv.FormatUint(o.Seed, 10))
+		}
+		args = append(args, "--connections", strconv.Itoa(o.Connections))
+		if o.MaxInflight > 0 {
+			args = append(args, "--max-inflight", strconv.Itoa(o.MaxInflight))
+		}
+		return args
+	}
 	args := []string{"--scenario", scenarioPath, "--users", strconv.Itoa(l.Users)}
 	if l.RampUp > 0 {
 		args = append(args, "--ramp-up", fmtDuration(l.RampUp))
@@ -186,4 +218,48 @@ func fmtDuration(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 	}
 	return d.String()
+}
+
+// openYAML writes the open model as a plan's load: section. A plan's
+// load has one rate per level and no stages, so a profile's peak is the
+// level, for the profile's length, and the comment gives the attack
+// command that runs the profile itself.
+func (l Load) openYAML(b *strings.Builder, scenarioPath string) {
+	o := l.Open
+	for i, r := range o.Report {
+		if i == 0 {
+			r = fmt.Sprintf("%s %q (line %d): %s", o.Timer, o.Name, o.Line, r)
+		}
+		fmt.Fprintf(b, "# %s.\n", r)
+	}
+	for _, c := range o.Comments {
+		fmt.Fprintf(b, "# %s.\n", c)
+	}
+	peak := o.Peak()
+	level := max(1, int(math.Round(peak)))
+	if len(o.Stages) > 0 {
+		b.WriteString("# A plan's load has one rate per level and no stages: the level below is\n# the profile's peak, held for the profile's length. Run the profile with:\n")
+	} else {
+		b.WriteString("# Run it alone with:\n")
+	}
+	fmt.Fprintf(b, "#   showdown attack %s\n", strings.Join(l.AttackArgs(scenarioPath), " "))
+	b.WriteString("load:\n  model: open\n")
+	switch {
+	case len(o.Stages) > 0:
+		fmt.Fprintf(b, "  levels: [%d] # iterations/s: the profile's peak (%s/s)\n", level, fmtNum(peak))
+	case float64(level) != peak:
+		fmt.Fprintf(b, "  levels: [%d] # iterations/s: levels are whole rates; the timer's is %s/s (attack --rate takes it)\n", level, fmtNum(peak))
+	default:
+		fmt.Fprintf(b, "  levels: [%d] # iterations/s\n", level)
+	}
+	fmt.Fprintf(b, "  duration: %s\n", fmtDuration(o.Length()))
+	fmt.Fprintf(b, "  arrivals: %s\n", o.Arrivals)
+	if o.Seed != 0 {
+		fmt.Fprintf(b, "  # a plan draws its Poisson gaps from its own seed; attack --arrival-seed %d is the timer's\n", o.Seed)
+	}
+	fmt.Fprintf(b, "  connections: %d # the thread group's threads\n", o.Connections)
+	if o.MaxInflight > 0 {
+		fmt.Fprintf(b, "  max_inflight: %d\n", o.MaxInflight)
+	}
+	b.WriteString("  warmup: 0s # JMeter counts every sample; a warm-up is advised\n")
 }

@@ -65,6 +65,12 @@ func render(res *Result, path string) string {
 	for _, p := range res.Skipped {
 		b.WriteString(p.String() + "\n")
 	}
+	if len(res.Became) > 0 {
+		b.WriteString("=== became\n")
+		for _, p := range res.Became {
+			b.WriteString(p.String() + "\n")
+		}
+	}
 	b.WriteString("=== ignored\n")
 	for _, p := range res.Ignored {
 		b.WriteString(p.String() + "\n")

@@ -69,6 +69,10 @@ type importer struct {
 	// missing are the properties with no default and no -J value read
 	// where a constant is needed, in the order first read.
 	missing []MissingProperty
+	// rateTimers are the rate timers met in a scope, rateSteps how many
+	// of the thread group's steps each paces.
+	rateTimers []*element
+	rateSteps  map[*element]int
 }
 
 type varOut struct {
@@ -112,7 +116,7 @@ func Import(filename string, data []byte, opts Options) (*Result, error) {
 		opts.ScenarioPath = strings.TrimSuffix(filename, filepath.Ext(filename)) + ".yaml"
 	}
 	im := &importer{file: filename, res: &Result{}, reported: map[*element]bool{},
-		varIdx: map[string]int{}, defined: map[string]bool{}, names: map[string]int{},
+		varIdx: map[string]int{}, defined: map[string]bool{}, names: map[string]int{}, rateSteps: map[*element]int{},
 		outDir: filepath.Dir(opts.ScenarioPath), planDir: filepath.Dir(filename), props: opts.Properties}
 	plan := top[0]
 	im.collectNames(plan)
@@ -287,6 +291,7 @@ func (im *importer) translate(plan *element) error {
 			im.other(el)
 		}
 	}
+	im.rateTimer()
 	if len(im.missing) > 0 {
 		return &MissingPropertiesError{File: im.file, Properties: im.missing}
 	}
@@ -300,6 +305,10 @@ func (im *importer) translate(plan *element) error {
 // levels first.
 type scope struct {
 	defaults, headers, timers, post, asserts []*element
+	// rates are the rate timers (Constant Throughput, Precise
+	// Throughput, Throughput Shaping), which become the load's open
+	// model.
+	rates []*element
 }
 
 // scope adds the elements of one level to sc. Configuration, timers,
@@ -308,7 +317,7 @@ type scope struct {
 func (im *importer) scope(sc scope, level []*element) scope {
 	out := scope{
 		defaults: slices.Clone(sc.defaults), headers: slices.Clone(sc.headers), timers: slices.Clone(sc.timers),
-		post: slices.Clone(sc.post), asserts: slices.Clone(sc.asserts),
+		post: slices.Clone(sc.post), asserts: slices.Clone(sc.asserts), rates: slices.Clone(sc.rates),
 	}
 	for _, el := range level {
 		if !el.enabled() {
@@ -323,6 +332,9 @@ func (im *importer) scope(sc scope, level []*element) scope {
 			out.headers = append(out.headers, el)
 		case tagTimer:
 			out.timers = append(out.timers, el)
+		case tagConstThroughput, tagPreciseThroughput, tagShaping:
+			out.rates = append(out.rates, el)
+			im.sawRate(el)
 		case tagJSONExtract, tagJSONPath, tagRegex:
 			out.post = append(out.post, el)
 		case tagRespAssert, tagJSONAssert:
@@ -348,7 +360,8 @@ func (im *importer) walk(level []*element, sc scope, setup bool) {
 		}
 		switch el.typ() {
 		case tagSampler:
-			st := im.sampler(el, im.scope(sc, el.kids))
+			inner := im.scope(sc, el.kids)
+			st := im.sampler(el, inner)
 			if st == nil {
 				continue
 			}
@@ -356,6 +369,9 @@ func (im *importer) walk(level []*element, sc scope, setup bool) {
 				im.setup = append(im.setup, st)
 			} else {
 				im.steps = append(im.steps, st)
+				for _, r := range inner.rates {
+					im.rateSteps[r]++
+				}
 			}
 			for _, k := range el.kids {
 				im.other(k)
@@ -381,14 +397,14 @@ func (im *importer) other(el *element) {
 	t := el.typ()
 	switch {
 	case t == tagConfig && el.gui() == "HttpDefaultsGui", t == tagHeaders, t == tagTimer, t == tagJSONExtract,
-		t == tagJSONPath, t == tagRegex, t == tagRespAssert, t == tagJSONAssert, t == tagArguments, t == tagCSV:
+		t == tagJSONPath, t == tagRegex, t == tagRespAssert, t == tagJSONAssert, t == tagArguments, t == tagCSV, isRateTimer(t):
 		// translated where it applies
 	case slices.Contains(listeners, t):
 		im.ignore(el, "a listener: showdown records its own results")
 	case strings.HasSuffix(t, "Controller"):
 		im.skip(el, "a logic controller other than a Simple Controller: its samplers (and their children) are not translated")
 	case strings.HasSuffix(t, "Timer"):
-		im.skip(el, "only Constant Timers are translated (as a step's pause)")
+		im.skip(el, "only Constant Timers (a step's pause) and the Constant Throughput, Precise Throughput and Throughput Shaping Timers (the open model's rate) are translated")
 	case strings.HasSuffix(t, "ThreadGroup"):
 		im.skip(el, "thread groups other than Thread Group and setUp Thread Group are not translated")
 	default:

@@ -86,7 +86,9 @@ func (e *element) String() string {
 	return fmt.Sprintf("%s %q (line %d)", e.typ(), e.name(), e.line())
 }
 
-// prop returns the direct property of n named name.
+// prop returns the direct property of n named name: by its name
+// attribute (<stringProp name="x">), or by its <name> child, as JMeter
+// writes a test bean's doubleProp (<doubleProp><name>x</name><value>...).
 func prop(n *node, name string) *node {
 	if n == nil {
 		return nil
@@ -95,8 +97,21 @@ func prop(n *node, name string) *node {
 		if k.attrs["name"] == name {
 			return k
 		}
+		if _, has := k.attrs["name"]; !has && len(k.kids) > 0 && k.kids[0].tag == "name" && strings.TrimSpace(k.kids[0].text) == name {
+			return k
+		}
 	}
 	return nil
+}
+
+// value is a property's text: its <value> child's where it has one.
+func value(p *node) string {
+	for _, k := range p.kids {
+		if k.tag == "value" {
+			return k.text
+		}
+	}
+	return p.text
 }
 
 // str returns a property's text ("" when absent).
@@ -104,7 +119,7 @@ func (e *element) str(name string) string { return propText(e.n, name) }
 
 func propText(n *node, name string) string {
 	if p := prop(n, name); p != nil {
-		return strings.TrimSpace(p.text)
+		return strings.TrimSpace(value(p))
 	}
 	return ""
 }
