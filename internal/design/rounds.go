@@ -554,10 +554,16 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		}
 		return load.ClosedModel{Users: level, Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
 	}
+	// The contrast's connections are a fixed pool, as wrk2's -c: one
+	// connection stays one, its sends waiting for it.
+	var fixed []load.Option
+	if c.Contrast && c.Connections > 0 {
+		fixed = append(fixed, load.MaxInflight(c.Connections))
+	}
 	l.Thaw()
 	defer l.Freeze()
 	if d := time.Duration(p.Rounds.Settle); d > 0 {
-		res, err := x.b.Attacker(nil).Attack(ctx, sc, model(d))
+		res, err := x.b.Attacker(nil, fixed...).Attack(ctx, sc, model(d))
 		if err != nil {
 			ar.Misbehaved = "did not settle after its thaw: " + err.Error()
 			return ar
@@ -565,7 +571,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		row, _ := res.Row("")
 		ar.SettleThroughput, ar.SettleErrors = row.Throughput, row.Errors
 	}
-	m, err := l.Measure(ctx, x.b.Attacker(nil), sc, model(time.Duration(c.RoundSeconds*float64(time.Second))))
+	m, err := l.Measure(ctx, x.b.Attacker(nil, fixed...), sc, model(time.Duration(c.RoundSeconds*float64(time.Second))))
 	ar.At = m.At
 	if err != nil {
 		ar.Misbehaved = "load failed: " + err.Error()

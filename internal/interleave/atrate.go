@@ -167,7 +167,7 @@ func overloaded(c *results.Comparison, k map[string][]results.ArmRound) map[stri
 		switch m := stats.Mean(thr); {
 		case samples > 0 && float64(errs) > CarryErrors*float64(samples):
 			out[arm] = fmt.Sprintf("answered %.1f%% errors at %d req/s", 100*float64(errs)/float64(samples), c.Level)
-		case samples > 0 && float64(queued) > CarryErrors*float64(samples):
+		case !c.Contrast && samples > 0 && float64(queued) > CarryErrors*float64(samples):
 			out[arm] = fmt.Sprintf("%.1f%% of the sends waited for a free connection: its backlog filled them all", 100*float64(queued)/float64(samples))
 		case m < CarryShare*rate && median(late) < median(p99)/2:
 			out[arm] = fmt.Sprintf("served %.0f req/s of the %d offered: its queue grew", m, c.Level)

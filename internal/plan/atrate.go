@@ -37,7 +37,7 @@ const (
 	// busy rate for the arm to be measured at it: an arm nearer its
 	// saturation than that is left out, named, not overloaded.
 	BusyHeadroom = 1.25
-	MaxRateRound      = 8 * time.Second
+	MaxRateRound = 8 * time.Second
 )
 
 // AtRate is the plan's comparison at one rate (`at_rate:`): beside a

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"gopkg.in/yaml.v3"
 	"slices"
 	"strings"
 	"testing"
@@ -477,5 +478,32 @@ func TestParsePlanDatabaseDimension(t *testing.T) {
 	_, err = ParsePlan("d.yaml", []byte("name: d\nimplementations: [go-stdlib]\nworkloads: [string]\nload: {levels: [10]}\ndatabase:\n  sku_index: [false, true]\n"), testCatalog, testMachine)
 	if err == nil || !strings.Contains(err.Error(), "6: database.sku_index: sku_index as a dimension needs the sku workload") {
 		t.Errorf("err = %v, want the dimension refused without sku", err)
+	}
+}
+
+// TestAtRateBusyAndContrast: `busy` among the rates adds the busy rate;
+// the automatic rate is contrasted unless `contrast: none`; the plan's
+// traffic shape defaults to Poisson over the first level's users.
+func TestAtRateBusyAndContrast(t *testing.T) {
+	var a AtRate
+	if err := yaml.Unmarshal([]byte("rates: [auto, busy]"), &a); err != nil || !a.Auto || !a.Busy || !a.Contrasted() || len(a.problems) > 0 {
+		t.Fatalf("%+v %v", a, err)
+	}
+	var b AtRate
+	if err := yaml.Unmarshal([]byte("{rates: [auto], contrast: none}"), &b); err != nil || b.Contrasted() {
+		t.Errorf("contrast: none still contrasts: %+v %v", b, err)
+	}
+	var c AtRate
+	yaml.Unmarshal([]byte("{rates: [auto], contrast: sometimes}"), &c)
+	if len(c.problems) != 1 {
+		t.Errorf("a bad contrast: problems %v", c.problems)
+	}
+	l := Load{Model: "closed", Levels: []int{50, 100}}
+	if l.Pool() != 50 || l.Spacing() != "poisson" {
+		t.Errorf("default shape: %d connections, %s", l.Pool(), l.Spacing())
+	}
+	l.Connections, l.Arrivals = 8, "even"
+	if l.Pool() != 8 || l.Spacing() != "even" {
+		t.Errorf("a plan's shape: %d connections, %s", l.Pool(), l.Spacing())
 	}
 }

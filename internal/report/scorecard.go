@@ -25,6 +25,15 @@ type Scorecard struct {
 	Level    int    `json:"level"`
 	Rate     int    `json:"rate,omitempty"`
 	RateRule string `json:"rate_rule,omitempty"`
+	// Shape is how the rate's arrivals came (results.Comparison.Shape),
+	// and Contrast the contrasting shape its CPU ranking was held
+	// against ("" when it was not).
+	Shape    string `json:"shape,omitempty"`
+	Contrast string `json:"contrast_shape,omitempty"`
+	// BusyRate is the busy rate of the p99 under load column (0: not
+	// measured), BusyRule how it was chosen.
+	BusyRate int    `json:"busy_rate,omitempty"`
+	BusyRule string `json:"busy_rule,omitempty"`
 	// FloorMs is the generator's send lateness p99 at the rate: the
 	// host's own floor under the p99 column.
 	FloorMs float64 `json:"floor_ms,omitempty"`
@@ -102,6 +111,7 @@ type ScorecardRow struct {
 	Stack      string          `json:"stack"`
 	Throughput string          `json:"throughput"`
 	P99        string          `json:"p99_at_rate"`
+	P99Busy    string          `json:"p99_at_busy_rate"`
 	CPU        string          `json:"cpu_per_request_at_rate"`
 	RSSAtRate  string          `json:"rss_at_rate"`
 	RSSAtLevel string          `json:"rss_at_level"`
@@ -116,6 +126,7 @@ type ScorecardRow struct {
 var ScorecardColumns = [][2]string{
 	{"throughput", "More users: throughput"},
 	{"p99", "Faster: p99 at the rate"},
+	{"p99_busy", "p99 under load"},
 	{"cpu", "Fewer resources: CPU per request at the rate"},
 	{"rss_rate", "RSS at the rate"},
 	{"rss_level", "RSS at the level"},
@@ -132,6 +143,8 @@ func (r ScorecardRow) Cell(key string) string {
 		return r.Throughput
 	case "p99":
 		return r.P99
+	case "p99_busy":
+		return r.P99Busy
 	case "cpu":
 		return r.CPU
 	case "rss_rate":
@@ -171,17 +184,30 @@ func scorecards(r *results.Run) []*Scorecard {
 // and, where the run has one, its first comparison at a rate.
 func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	sc := &Scorecard{Workload: c.Workload, Level: c.Level, Host: r.Machine.HostFloor}
-	var at *results.Comparison
+	var at, busy, contrast *results.Comparison
 	for _, x := range r.Comparisons {
-		if x.AtRate && x.Workload == c.Workload && x.Verdict != nil {
-			at = x
-			break
+		if !x.AtRate || x.Workload != c.Workload || x.Verdict == nil {
+			continue
+		}
+		switch {
+		case x.Busy:
+			busy = cmpOr(busy, x)
+		case x.Contrast:
+			contrast = cmpOr(contrast, x)
+		default:
+			at = cmpOr(at, x)
 		}
 	}
 	if at == nil {
 		sc.Missing = append(sc.Missing, "faster and CPU per request: this run drove no rate common to every stack (a plan's at_rate)")
 	} else {
-		sc.Rate, sc.RateRule, sc.FloorMs = at.Level, at.RateRule, at.Verdict.LatenessP99Ms
+		sc.Rate, sc.RateRule, sc.FloorMs, sc.Shape = at.Level, at.RateRule, at.Verdict.LatenessP99Ms, at.Shape
+		if contrast != nil && contrast.Level == at.Level {
+			sc.Contrast = contrast.Shape
+		}
+	}
+	if busy != nil {
+		sc.BusyRate, sc.BusyRule = busy.Level, busy.RateRule
 	}
 
 	v := c.Verdict
@@ -202,6 +228,9 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	}
 	best := map[string]string{}
 	best["throughput"] = first(v.Ranking)
+	if busy != nil {
+		best["p99_busy"] = first(busy.Verdict.Ranking)
+	}
 	if at != nil {
 		best["p99"] = first(at.Verdict.Ranking)
 		best["cpu"] = first(at.Verdict.CPURanking)
@@ -244,13 +273,14 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 			case fa.Rounds == 0:
 				row.P99, row.CPU = "not measured", "not measured"
 			default:
-				row.P99 = fmt.Sprintf("%s (p50 %s)%s", human.Ms(fa.P99Ms), human.Ms(fa.P50Ms), nextText(at.Verdict.Pairs, s))
-				row.CPU = fmt.Sprintf("%.0f µs%s", fa.CPUPerRequest, nextText(at.Verdict.CPUPairs, s))
+				row.P99 = fmt.Sprintf("%s (p50 %s)%s%s", human.Ms(fa.P99Ms), human.Ms(fa.P50Ms), nextText(at.Verdict.Pairs, s), bestText(at.Verdict, s))
+				row.CPU = fmt.Sprintf("%.0f µs%s%s", fa.CPUPerRequest, nextText(at.Verdict.CPUPairs, s), shapeText(at.Verdict, s))
 			}
 			row.RSSAtRate = rssText(fa)
 		} else {
 			row.P99, row.CPU, row.RSSAtRate = "not measured", "not measured", "not measured"
 		}
+		row.P99Busy = busyText(busy, s)
 		row.RSSAtLevel = rssText(f)
 		row.Idle = rangeText(runs[s], func(sr *results.ServiceRun) float64 { return float64(sr.RSSIdleBytes) }, func(v float64) string { return human.Bytes(v) })
 		row.Startup = rangeText(runs[s], func(sr *results.ServiceRun) float64 { return sr.StartupSeconds }, func(v float64) string { return fmt.Sprintf("%.2f s", v) })
@@ -410,4 +440,84 @@ func correctText(srs []*results.ServiceRun, leaks []string, checked bool) string
 		parts = append(parts, "leaks not checked")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// cmpOr is the first of a comparison kind: a, or x when a is nil.
+func cmpOr(a, x *results.Comparison) *results.Comparison {
+	if a != nil {
+		return a
+	}
+	return x
+}
+
+// bestText is arm's p99 against the best's where the best is not its
+// neighbour: "; 3.80× [2.95, 4.89] the best's", "" otherwise.
+func bestText(v *results.Verdict, arm string) string {
+	for i, p := range v.P99Best {
+		if p.Worse != arm || i == 0 {
+			continue // the best's neighbour: its pair says it
+		}
+		switch {
+		case p.InsideFloor:
+			return "; ≈ the best (inside the host's floor)"
+		case !p.Significant:
+			return fmt.Sprintf("; ≈ the best (%.2f× [%.2f, %.2f])", p.Ratio, p.Low, p.High)
+		}
+		return fmt.Sprintf("; %.2f× [%.2f, %.2f] the best's", p.Ratio, p.Low, p.High)
+	}
+	return ""
+}
+
+// shapeText names the stacks whose CPU order against arm turns with the
+// traffic's shape: "; depends on the shape against go-stdlib".
+func shapeText(v *results.Verdict, arm string) string {
+	var others []string
+	for _, f := range v.ShapeDepends {
+		switch arm {
+		case f.Cheaper:
+			others = append(others, f.Dearer)
+		case f.Dearer:
+			others = append(others, f.Cheaper)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return "; depends on the shape against " + strings.Join(others, ", ")
+}
+
+// busyText is arm's cell at the busy rate: its p99 against the best's,
+// why it was left out, or "not measured".
+func busyText(busy *results.Comparison, arm string) string {
+	if busy == nil {
+		return "not measured"
+	}
+	if why, ok := busy.LeftOut[arm]; ok {
+		return "left out: " + why
+	}
+	v := busy.Verdict
+	if why, over := v.Overloaded[arm]; over {
+		return "could not carry it: " + why
+	}
+	fa := figures(v, arm)
+	if fa.Rounds == 0 {
+		return "not measured"
+	}
+	t := fmt.Sprintf("%s (p50 %s)", human.Ms(fa.P99Ms), human.Ms(fa.P50Ms))
+	if first(v.Ranking) == arm {
+		return t + "; the best"
+	}
+	for _, p := range v.P99Best {
+		if p.Worse != arm {
+			continue
+		}
+		switch {
+		case p.InsideFloor:
+			return t + "; ≈ the best (inside the host's floor)"
+		case !p.Significant:
+			return t + fmt.Sprintf("; ≈ the best (%.2f× [%.2f, %.2f])", p.Ratio, p.Low, p.High)
+		}
+		return t + fmt.Sprintf("; %.2f× [%.2f, %.2f] the best's", p.Ratio, p.Low, p.High)
+	}
+	return t
 }

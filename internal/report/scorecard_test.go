@@ -74,6 +74,9 @@ func TestScorecardGolden(t *testing.T) {
 	}
 	for _, r := range s.Scorecards[0].Rows {
 		for _, c := range ScorecardColumns {
+			if c[0] == "p99_busy" && s.Scorecards[0].BusyRate == 0 {
+				continue // a run from before the busy rate
+			}
 			if v := r.Cell(c[0]); v == "" || strings.Contains(v, "not measured") {
 				t.Errorf("%s: %s is %q", r.Stack, c[1], v)
 			}

@@ -354,13 +354,19 @@ func writeScorecards(w io.Writer, s *Summary) {
 func ScorecardBasis(sc *Scorecard, levelUnit string) string {
 	b := fmt.Sprintf("Throughput at %d %s; each ratio is the stack's over the next in that column's ranking, with its 95%% interval over fresh starts and interleaved rounds; the best in each column is in bold", sc.Level, levelUnit)
 	if sc.Rate > 0 {
-		b += fmt.Sprintf(". p99 (from the intended send time), CPU per request (the service's whole process tree) and RSS at %s req/s for every stack (%s)", human.Count(float64(sc.Rate)), sc.RateRule)
+		b += fmt.Sprintf(". p99 (from the intended send time), CPU per request (the service's whole process tree) and RSS at %s req/s for every stack (%s), %s", human.Count(float64(sc.Rate)), sc.RateRule, firstNonEmpty(sc.Shape, "even arrivals"))
+		if sc.Contrast != "" {
+			b += fmt.Sprintf("; CPU per request measured again under %s, and a pair whose order turns there says \"depends on the shape\"", sc.Contrast)
+		}
 		if sc.FloorMs > 0 {
 			b += fmt.Sprintf("; the generator's send lateness p99 in those rounds: %s (pairs closer than it are not ranked by p99)", human.Ms(sc.FloorMs))
 		}
 		if sc.Host != nil {
 			b += "; " + wording.HostFloor(sc.Host)
 		}
+	}
+	if sc.BusyRate > 0 {
+		b += fmt.Sprintf(". p99 under load at %s req/s (%s), the stacks that could not carry it left out", human.Count(float64(sc.BusyRate)), sc.BusyRule)
 	}
 	return b + ". RSS is the median over the rounds (the range of the starts' medians); idle RSS and startup (to the first healthy answer) the median over starts (their range); size is the build's artifact"
 }
@@ -645,4 +651,14 @@ func trialsRun(r *results.Run) int {
 		n = max(n, sr.Trial)
 	}
 	return n
+}
+
+// firstNonEmpty is the first of ss that is not empty.
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
