@@ -13,7 +13,7 @@
 #                          even arrivals, one thread, C connections)
 #   hey -c50               hey -z DURs -c 50 -q RATE/50 (50 workers, each
 #                          paced on its own, closed per worker)
-#   showdown even/1        showdown attack --arrivals even --connections 1
+#   showdown even/1        showdown attack --arrivals even --connections 1 --max-inflight 1
 #   showdown poisson/50    showdown attack --arrivals poisson --connections 50
 #                          (the main job's default shape)
 #
@@ -202,7 +202,11 @@ for svc in $stacks; do
 			a=${shape#showdown-}
 			c=${a#*-}
 			a=${a%%-*}
-			run_tool "$out.txt" taskset -c 1 bin/showdown attack --rate "$rate" --duration "${dur}s" --arrivals "$a" --connections "$c" \
+			# One connection stays one (a fixed pool, as the main job's
+			# contrast and wrk2's -c 1); a pool of 50 may grow when busy.
+			fixed=()
+			[ "$c" = 1 ] && fixed=(--max-inflight 1)
+			run_tool "$out.txt" taskset -c 1 bin/showdown attack --rate "$rate" --duration "${dur}s" --arrivals "$a" --connections "$c" "${fixed[@]}" \
 				--method POST --header 'Content-Type: application/json' --body "$body" --out "$out" "$url/uppercase" || rc=$?
 			;;
 		*) echo "shapes.sh: unknown shape $shape" >&2; exit 2 ;;

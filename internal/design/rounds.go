@@ -289,7 +289,7 @@ func (x *rounds) contrastComparison(c *results.Comparison) *results.Comparison {
 }
 
 // busyRate is workload w's busy rate: DefaultBusyShare of the
-// second-fastest arm's throughput at the first level in this start's
+// second-slowest arm's throughput at the first level in this start's
 // rounds, and the arms too near their own saturation to carry it (under
 // BusyHeadroom times the rate), with why; 0 when fewer than three arms
 // were measured or fewer than two could carry it.
@@ -307,7 +307,7 @@ func (x *rounds) busyRate(c *results.Comparison, trial int) (int, string, map[st
 	if len(thr) < 3 {
 		return 0, "", nil
 	}
-	sort.Slice(thr, func(i, j int) bool { return thr[i].Throughput > thr[j].Throughput })
+	sort.Slice(thr, func(i, j int) bool { return thr[i].Throughput < thr[j].Throughput })
 	second := thr[1]
 	rate := roundTwo(plan.DefaultBusyShare * second.Throughput)
 	if rate < 1 {
@@ -543,14 +543,25 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 // round, stops the load (every request answered) and freezes it again.
 func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *results.Comparison, seed uint64) results.ArmRound {
 	p := x.p
-	sc := load.StatusChecked(l.Scenario(w.Name))
+	raw := l.Scenario(w.Name)
+	sc := load.StatusChecked(raw)
+	steps := 1
+	if raw != nil {
+		steps = max(len(raw.Steps()), 1)
+	}
 	ar := results.ArmRound{Arm: l.ID()}
 	level := c.Level
 	model := func(d time.Duration) load.Model {
 		if c.Model == "open" {
 			// Poisson arrivals drawn anew for each round, the same for
 			// every arm of it.
-			return load.OpenModel{Rate: float64(level), Duration: d, Arrivals: load.Arrivals(c.Arrivals), Connections: c.Connections, Seed: seed}
+			// At a rate (at_rate) the rate is in requests a second: an
+			// iteration of the scenario sends one request a step.
+			rate := float64(level)
+			if c.AtRate {
+				rate /= float64(steps)
+			}
+			return load.OpenModel{Rate: rate, Duration: d, Arrivals: load.Arrivals(c.Arrivals), Connections: c.Connections, Seed: seed}
 		}
 		return load.ClosedModel{Users: level, Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
 	}

@@ -125,6 +125,13 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 	v.Arms = armFigures(c, k)
 	v.Overloaded = overloaded(c, k)
 	v.Leaks = Growths(c)
+	for i, g := range v.Leaks {
+		if _, over := v.Overloaded[g.Arm]; over && g.Leak {
+			// An arm that could not carry the rate grows by its backlog:
+			// named as overloaded, not as leaking.
+			v.Leaks[i].Leak = false
+		}
+	}
 	if open {
 		v.LatenessP99Ms = latenessFloor(k)
 	}

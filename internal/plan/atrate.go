@@ -28,10 +28,13 @@ const (
 	// longer than the plan's round where the rate needs it (at most
 	// MaxRateRound).
 	RateRoundRequests = 4000
-	// DefaultBusyShare is the busy rate's share of the second-fastest
+	// DefaultBusyShare is the busy rate's share of the second-slowest
 	// arm's throughput (at the plan's first level, in the first start's
-	// rounds): past the point where the fastest stacks idle, so their
-	// p99s are their queues' and differ, while most stacks carry it.
+	// rounds): every stack but the slowest carries it, the second-slowest
+	// at half its saturation, so the p99s are the stacks' queues' and
+	// differ. On 2026-12-02 (Intel Xeon, 2 CPUs) half the second-fastest
+	// (48,000 req/s of java-helidon's 96,727) left out three of six
+	// stacks.
 	DefaultBusyShare = 0.5
 	// BusyHeadroom is the least ratio of an arm's own throughput to the
 	// busy rate for the arm to be measured at it: an arm nearer its
@@ -53,7 +56,7 @@ type AtRate struct {
 	Rates []int `json:"rates,omitempty"`
 	Auto  bool  `json:"auto,omitempty"`
 	// Busy (`busy` among the rates) adds the busy rate, DefaultBusyShare
-	// of the second-fastest arm's throughput in the first start, where
+	// of the second-slowest arm's throughput in the first start, where
 	// p99 is ranked under load.
 	Busy bool `json:"busy,omitempty"`
 	// NoContrast (`contrast: none`) leaves out the automatic rate's

@@ -64,6 +64,9 @@ func curves(r *results.Run, wl *Workload, arms []string) []Curve {
 		} else if r.Plan != nil && r.Plan.Load.Model == "open" {
 			cv.Source = "levels"
 			cv.Points = levelPoints(wl, arm)
+		} else if pts := ratePoints(r, wl.Name, arm); len(pts) > 0 {
+			cv.Source = "rates"
+			cv.Points = pts
 		}
 		if len(cv.Points) == 0 {
 			continue
@@ -74,6 +77,29 @@ func curves(r *results.Run, wl *Workload, arms []string) []Curve {
 	if !two {
 		return nil
 	}
+	return out
+}
+
+// ratePoints are arm's figures at each rate a closed plan's at_rate drove
+// on workload (the contrasting shape's left out: it is the same rate),
+// in rate order; a rate the arm could not carry or was left out of has
+// no point.
+func ratePoints(r *results.Run, workload, arm string) []CurvePoint {
+	var out []CurvePoint
+	for _, c := range r.Comparisons {
+		if !c.AtRate || c.Contrast || c.Workload != workload || c.Verdict == nil {
+			continue
+		}
+		if _, over := c.Verdict.Overloaded[arm]; over {
+			continue
+		}
+		for _, f := range c.Verdict.Arms {
+			if f.Arm == arm && f.Rounds > 0 && f.P99Ms > 0 {
+				out = append(out, CurvePoint{Offered: float64(c.Level), Achieved: f.Throughput, P50Ms: f.P50Ms, P99Ms: f.P99Ms, N: f.Rounds})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Offered < out[j].Offered })
 	return out
 }
 

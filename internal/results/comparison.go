@@ -45,7 +45,7 @@ type Comparison struct {
 	// without it is the one it contrasts.
 	Contrast bool `json:"contrast,omitempty"`
 	// Busy marks the busy rate (at_rate's `busy`): a share of the
-	// second-fastest arm's throughput, where latency differs; LeftOut
+	// second-slowest arm's throughput, where latency differs; LeftOut
 	// names the arms that could not carry it, with why, left out of its
 	// rounds.
 	Busy    bool              `json:"busy,omitempty"`
