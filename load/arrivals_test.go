@@ -269,3 +269,24 @@ type oneStep struct{ url string }
 
 func (o oneStep) Steps() []string  { return []string{"get"} }
 func (o oneStep) NewUser(int) User { return stepUser{o.url} }
+
+// TestOneConnectionKeepsUp: a fixed pool of one connection (MaxInflight
+// 1, as the main job's contrast and wrk2's -c 1) carries a rate that
+// one connection's round trips allow; the tick engine waits on its
+// socket while the ticket waits, where a sleep until its next poll
+// carried at most one request a millisecond.
+func TestOneConnectionKeepsUp(t *testing.T) {
+	srv := helloServer(t)
+	m := OpenModel{Rate: 1500, Duration: time.Second, Connections: 1}
+	res, err := NewAttacker(MaxInflight(1)).Attack(context.Background(), &Target{URL: srv.URL + "/x"}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if s.ConnectionsOpened != 1 {
+		t.Errorf("%d connections opened, want 1", s.ConnectionsOpened)
+	}
+	if s.Total.Samples < 1200 {
+		t.Errorf("%d of 1,500 requests in 1 s over one connection (%d dropped); want at least 1,200", s.Total.Samples, s.Dropped)
+	}
+}

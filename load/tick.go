@@ -224,6 +224,16 @@ func (e *tickEngine) run(ctx context.Context, end time.Time) {
 				wake = p
 			}
 		}
+		if blocked && sending {
+			// Every connection is busy with a ticket due: wait on the
+			// sockets, so the first response frees a connection for it
+			// at once. A sleep until the next poll would hold it up to
+			// pollEvery, a queue of the generator's making (one
+			// connection would carry 1,000 requests a second at most).
+			e.poll(now, int(max(time.Until(wake), time.Millisecond)/time.Millisecond))
+			polled = time.Now()
+			continue
+		}
 		if wk != nil {
 			wk.sleepUntil(wake)
 			continue
