@@ -55,7 +55,13 @@ func ProbeLoad(p *plan.Plan, at float64, steps int, d time.Duration) load.Model 
 	if p.Capacity.Model == "closed" {
 		return load.ClosedModel{Users: int(at), Duration: d, ThinkTime: time.Duration(p.Load.ThinkTime)}
 	}
-	return load.OpenModel{Rate: at / float64(max(steps, 1)), Duration: d}
+	// The probes keep even arrivals over the search's own pool unless
+	// the plan names a shape (load.arrivals, load.connections).
+	m := load.OpenModel{Rate: at / float64(max(steps, 1)), Duration: d, Connections: p.Load.Connections, Seed: uint64(p.Database.Seed)}
+	if p.Load.Arrivals != "" {
+		m.Arrivals = p.Load.Spacing()
+	}
+	return m
 }
 
 // RepeatProbe reports whether the search repeats pr before it counts.

@@ -42,16 +42,24 @@ load:
 		t.Fatal(err)
 	}
 	noDescendants(t)
-	var level, at *results.Comparison
+	var level, at, contrast *results.Comparison
 	for _, c := range rec.Comparisons {
-		if c.AtRate {
+		switch {
+		case c.Contrast:
+			contrast = c
+		case c.AtRate:
 			at = c
-		} else {
+		default:
 			level = c
 		}
 	}
-	if level == nil || at == nil {
-		t.Fatalf("comparisons %d, want one at the level and one at a rate", len(rec.Comparisons))
+	if level == nil || at == nil || contrast == nil {
+		t.Fatalf("comparisons %d, want one at the level, one at a rate and its contrast", len(rec.Comparisons))
+	}
+	// The rate's traffic is the plan's default shape, and the contrast
+	// the same rate as clockwork over one connection, in the same starts.
+	if at.Shape != "poisson arrivals over a pool of 2 connections" || contrast.Shape != "even arrivals over 1 connection" || contrast.Level != at.Level || len(contrast.Rounds) == 0 {
+		t.Errorf("shapes %q and %q at %d and %d req/s, %d contrast rounds", at.Shape, contrast.Shape, at.Level, contrast.Level, len(contrast.Rounds))
 	}
 	if at.Model != "open" || at.Level <= 0 || !strings.Contains(at.RateRule, "10% of") {
 		t.Errorf("rate comparison: model %s at %d, rule %q", at.Model, at.Level, at.RateRule)

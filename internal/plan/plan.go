@@ -498,7 +498,8 @@ type Load struct {
 	// default, load.DefaultPaceSlack).
 	PaceSlack Duration `yaml:"pace_slack" json:"pace_slack,omitempty"`
 	// Arrivals spaces the arrivals of the plan's open-model drives (an
-	// open plan's levels, at_rate's rounds): "poisson" (the default:
+	// open plan's levels, at_rate's rounds; the capacity search's probes
+	// only when the plan names it): "poisson" (the default:
 	// random gaps, as from many independent clients) or "even"
 	// (clockwork).
 	Arrivals string `yaml:"arrivals" json:"arrivals,omitempty"`
