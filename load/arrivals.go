@@ -88,9 +88,9 @@ func (m OpenModel) Shape() string {
 	return s
 }
 
-// length is how long arrivals are scheduled after the warm-up: the
+// Length is how long arrivals are scheduled after the warm-up: the
 // stages' sum when there are stages.
-func (m OpenModel) length() time.Duration {
+func (m OpenModel) Length() time.Duration {
 	if len(m.Stages) == 0 {
 		return m.Duration
 	}

@@ -105,8 +105,8 @@ func (m OpenModel) Validate() []error {
 		errs = append(errs, errors.New("duration: must be > 0 in the open model"))
 	}
 	if len(m.Stages) > 0 {
-		if m.Duration != 0 && m.Duration != m.length() {
-			errs = append(errs, fmt.Errorf("duration: the stages last %v; leave duration out or make it %v", m.length(), m.length()))
+		if m.Duration != 0 && m.Duration != m.Length() {
+			errs = append(errs, fmt.Errorf("duration: the stages last %v; leave duration out or make it %v", m.Length(), m.Length()))
 		}
 		peak := m.Rate
 		for i, st := range m.Stages {

@@ -154,7 +154,7 @@ func (r *run) open(ctx context.Context, m OpenModel) Summary {
 	s.st = s.prof.stream(s.t0, s.offset, s.stride, rng)
 	measureStart := s.t0.Add(warm)
 	s.measureStart = measureStart
-	length := m.length()
+	length := m.Length()
 	end := measureStart.Add(length)
 	if warm == 0 {
 		r.rec.begin(s.t0)

@@ -79,16 +79,7 @@ func (o *Open) Peak() float64 {
 }
 
 // Length is how long the arrivals come: the stages' sum or Duration.
-func (o *Open) Length() time.Duration {
-	if len(o.Stages) == 0 {
-		return o.Duration
-	}
-	var d time.Duration
-	for _, s := range o.Stages {
-		d += s.Duration
-	}
-	return d
-}
+func (o *Open) Length() time.Duration { return o.Model().Length() }
 
 // Model is the load engine's model of o.
 func (o *Open) Model() load.OpenModel {
