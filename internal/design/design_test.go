@@ -47,12 +47,16 @@ type fakeBench struct {
 	hold   time.Duration
 	// warm is how long the arms' warm-up takes.
 	warm time.Duration
+	// steps counts the requests of an iteration of every workload's
+	// scenario (0: one); an iteration's throughput is steps requests.
+	steps int
 
 	mu       sync.Mutex
 	said     []string
 	starts   []int      // the trial of each StartFrozen
 	runs     []string   // each RunStart: "trial impl"
 	measured [][]string // each Measure's arm, in order
+	models   []load.Model // each Measure's model, in order
 	thawed   map[string]bool
 	rounds   map[string]int
 	levels   map[string]int // MeasureLevel calls per arm
@@ -140,7 +144,7 @@ func (a *fakeArm) Exited() bool                                    { return fals
 func (a *fakeArm) Records() []*results.ServiceRun                  { return a.records }
 func (a *fakeArm) Alive(context.Context, *results.ServiceRun) bool { return true }
 func (a *fakeArm) Scenario(string) load.Scenario                   { return nil }
-func (a *fakeArm) Steps(string) int                                { return 1 }
+func (a *fakeArm) Steps(string) int                                { return max(a.b.steps, 1) }
 func (a *fakeArm) Finish(context.Context)                          {}
 func (a *fakeArm) Down()                                           {}
 func (a *fakeArm) Fail(_ context.Context, sr *results.ServiceRun, f string, args ...any) {
@@ -170,11 +174,24 @@ func (a *fakeArm) Measure(_ context.Context, _ *load.Attacker, _ load.Scenario, 
 	}
 	time.Sleep(b.hold)
 	b.rounds[a.id]++
+	b.models = append(b.models, m)
 	if n := len(b.measured); n == 0 || len(b.measured[n-1]) == len(b.p.Arms()) {
 		b.measured = append(b.measured, nil)
 	}
 	b.measured[len(b.measured)-1] = append(b.measured[len(b.measured)-1], a.id)
-	rate := float64(m.(load.OpenModel).Rate)
+	// An open model serves its rate; a closed one an iteration a
+	// millisecond a user for go-stdlib, half that for the others.
+	var rate float64
+	switch m := m.(type) {
+	case load.OpenModel:
+		rate = m.Rate
+	case load.ClosedModel:
+		rate = 1000 * float64(m.Users)
+		if a.id != "go-stdlib" {
+			rate /= 2
+		}
+	}
+	rate *= float64(max(b.steps, 1))
 	res := &load.Result{Summary: load.Summary{DurationSeconds: 1,
 		Total: load.LabelStats{Throughput: rate, Samples: int64(rate)}}}
 	res.Summary.Total.Latency.P99 = b.figure(a.id, b.rounds[a.id])
@@ -321,6 +338,58 @@ func TestRoundsBudget(t *testing.T) {
 	}
 	if len(spans) == 2 && spans[1].rounds <= plan.MinRounds && spans[2].rounds <= plan.MinRounds {
 		t.Logf("both starts stopped at the fewest rounds: the machine stretched the rounds past the share")
+	}
+}
+
+// TestRateInRequests: a rate is in requests a second, whatever the
+// scenario's steps: on a workload of 7 steps an iteration, the plan's
+// 700 req/s are 100 iterations a second, and the automatic rate (two
+// fifths of the slowest arm's throughput, in requests) too.
+func TestRateInRequests(t *testing.T) {
+	p := testPlan(t, `name: r
+implementations: [go-stdlib, java-spring]
+workloads: [bank]
+round: 500ms
+load:
+  levels: [1]
+  duration: 1s
+  warmup: 1s
+trials: 2
+measure_max: 4s
+at_rate: {rates: [700, auto]}
+`)
+	b := newFakeBench(t, p, steady)
+	b.steps = 7
+	Rounds{}.Run(context.Background(), b)
+	rates := map[float64]int{}
+	for _, m := range b.models {
+		if o, ok := m.(load.OpenModel); ok {
+			rates[o.Rate]++
+		}
+	}
+	// java-spring serves 500 iterations a second at the level, 3500
+	// req/s; the rates are in requests: 700/7 and the automatic 0.4 *
+	// 3500 = 1400, /7.
+	for _, want := range []float64{100, 200} {
+		if rates[want] == 0 {
+			t.Errorf("no round at %g iterations a second; the models' rates: %v", want, rates)
+		}
+	}
+	if len(rates) != 2 {
+		t.Errorf("rounds at %v iterations a second, want 100 and 200 only", rates)
+	}
+	var auto *results.Comparison
+	for _, c := range b.rec.Comparisons {
+		if c.AtRate && c.RateRule != "the plan's" {
+			auto = c
+		}
+	}
+	if auto == nil || auto.Level != 1400 {
+		t.Logf("said:\n%s", strings.Join(b.said, "\n"))
+		t.Fatalf("automatic rate %+v, want 1400 req/s (two fifths of 3500 req/s)", auto)
+	}
+	if v := auto.Verdict; v == nil || len(v.Arms) != 2 || v.Arms[0].Throughput < 1399 || v.Arms[0].Throughput > 1401 {
+		t.Errorf("the automatic rate's verdict %+v, want each arm at 1400 req/s", v)
 	}
 }
 

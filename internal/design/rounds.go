@@ -543,12 +543,8 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 // round, stops the load (every request answered) and freezes it again.
 func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *results.Comparison, seed uint64) results.ArmRound {
 	p := x.p
-	raw := l.Scenario(w.Name)
-	sc := load.StatusChecked(raw)
-	steps := 1
-	if raw != nil {
-		steps = max(len(raw.Steps()), 1)
-	}
+	sc := load.StatusChecked(l.Scenario(w.Name))
+	steps := max(l.Steps(w.Name), 1)
 	ar := results.ArmRound{Arm: l.ID()}
 	level := c.Level
 	model := func(d time.Duration) load.Model {
@@ -607,7 +603,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 	switch {
 	case ar.SettleErrors > 0:
 		ar.Misbehaved = fmt.Sprintf("answered %d errors in the second after its thaw", ar.SettleErrors)
-	case c.Model != "open" && ar.SettleThroughput < SettleFloor*ar.Throughput:
+	case c.Model != "open" && p.Rounds.Settle > 0 && ar.SettleThroughput < SettleFloor*ar.Throughput:
 		ar.Misbehaved = fmt.Sprintf("served %.0f%% of its round's rate in the second after its thaw", 100*ar.SettleThroughput/ar.Throughput)
 	}
 	return ar

@@ -146,7 +146,12 @@ func (l *live) Records() []*results.ServiceRun { return l.srs }
 func (l *live) Scenario(w string) load.Scenario { return l.settled[w] }
 
 // Steps counts the requests of one iteration of w's scenario.
-func (l *live) Steps(w string) int { return len(l.settled[w].Steps()) }
+func (l *live) Steps(w string) int {
+	if sc := l.settled[w]; sc != nil {
+		return len(sc.Steps())
+	}
+	return 0
+}
 
 // MeasureLevel measures level lr of a prepared workload as a sequential
 // run measures it; it returns why it failed, or "".
