@@ -53,9 +53,9 @@ type fakeBench struct {
 
 	mu       sync.Mutex
 	said     []string
-	starts   []int      // the trial of each StartFrozen
-	runs     []string   // each RunStart: "trial impl"
-	measured [][]string // each Measure's arm, in order
+	starts   []int        // the trial of each StartFrozen
+	runs     []string     // each RunStart: "trial impl"
+	measured [][]string   // each Measure's arm, in order
 	models   []load.Model // each Measure's model, in order
 	thawed   map[string]bool
 	rounds   map[string]int
