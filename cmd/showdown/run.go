@@ -207,6 +207,13 @@ func problems(r *results.Run) int {
 	}
 	for _, c := range r.Comparisons {
 		n += len(c.Violations)
+		for _, rd := range c.Rounds {
+			for _, a := range rd.Arms {
+				if a.Writes != nil {
+					n += len(a.Writes.Violations)
+				}
+			}
+		}
 	}
 	for _, c := range r.Capacities {
 		n += len(c.Violations)

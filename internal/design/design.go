@@ -105,6 +105,12 @@ type Arm interface {
 	// MeasureLevel measures level lr of w as a sequential run would (its
 	// files, resources and audit); it returns why it failed, or "".
 	MeasureLevel(ctx context.Context, w plan.Workload, lr *results.LevelRun) string
+	// Written counts the rows w's requests write as they stand (nil: w
+	// writes none, or they could not be counted); CheckWrites counts
+	// again after a round of this arm alone and compares the rows gained
+	// with the answers of the round's loads rs.
+	Written(ctx context.Context, w plan.Workload) map[string]int64
+	CheckWrites(ctx context.Context, w plan.Workload, before map[string]int64, rs ...*load.Result) (results.Writes, []results.Violation)
 	// Measure runs m with a and samples the service's CPU and memory
 	// over it; the arm must be thawed.
 	Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (Measured, error)
@@ -160,7 +166,7 @@ func auditAfter(ctx context.Context, b Bench, w plan.Workload, trial int, what s
 		msgs = append(msgs, fmt.Sprintf("start %d: audit after %s: %v", trial, what, err))
 	}
 	for i, v := range vs {
-		vs[i].Detail = fmt.Sprintf("after %s of start %d: %s", what, trial, v.Detail)
+		vs[i].Detail, vs[i].Start = fmt.Sprintf("after %s of start %d: %s", what, trial, v.Detail), trial
 		msgs = append(msgs, fmt.Sprintf("start %d: INVARIANT FAILED after %s: %s: %s", trial, what, v.Check, v.Detail))
 		b.Say("INVARIANT FAILED: %s after %s of start %d: %s: %s", w.Name, what, trial, v.Check, v.Detail)
 	}

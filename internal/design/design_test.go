@@ -139,14 +139,18 @@ type fakeArm struct {
 
 var _ Arm = (*fakeArm)(nil)
 
-func (a *fakeArm) ID() string                                      { return a.id }
-func (a *fakeArm) Exited() bool                                    { return false }
-func (a *fakeArm) Records() []*results.ServiceRun                  { return a.records }
-func (a *fakeArm) Alive(context.Context, *results.ServiceRun) bool { return true }
-func (a *fakeArm) Scenario(string) load.Scenario                   { return nil }
-func (a *fakeArm) Steps(string) int                                { return max(a.b.steps, 1) }
-func (a *fakeArm) Finish(context.Context)                          {}
-func (a *fakeArm) Down()                                           {}
+func (a *fakeArm) ID() string                                              { return a.id }
+func (a *fakeArm) Exited() bool                                            { return false }
+func (a *fakeArm) Records() []*results.ServiceRun                          { return a.records }
+func (a *fakeArm) Alive(context.Context, *results.ServiceRun) bool         { return true }
+func (a *fakeArm) Scenario(string) load.Scenario                           { return nil }
+func (a *fakeArm) Steps(string) int                                        { return max(a.b.steps, 1) }
+func (a *fakeArm) Finish(context.Context)                                  {}
+func (a *fakeArm) Written(context.Context, plan.Workload) map[string]int64 { return nil }
+func (a *fakeArm) CheckWrites(context.Context, plan.Workload, map[string]int64, ...*load.Result) (results.Writes, []results.Violation) {
+	return nil, nil
+}
+func (a *fakeArm) Down() {}
 func (a *fakeArm) Fail(_ context.Context, sr *results.ServiceRun, f string, args ...any) {
 	sr.Status, sr.Reason = results.Failed, fmt.Sprintf(f, args...)
 }

@@ -523,6 +523,12 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 			if ar.Misbehaved != "" {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("start %d, round %d: %s %s; the round is left out of the verdict", trial, r, ar.Arm, ar.Misbehaved))
 			}
+			if ar.Writes != nil {
+				for _, v := range ar.Writes.Violations {
+					c.Warnings = append(c.Warnings, fmt.Sprintf("start %d, round %d: INVARIANT FAILED: %s: %s: %s", trial, r, ar.Arm, v.Check, v.Detail))
+					x.b.Say("INVARIANT FAILED: %s at %d %s, start %d, round %d: %s: %s: %s", w.Name, level, levelUnit(c.Model), trial, r, ar.Arm, v.Check, v.Detail)
+				}
+			}
 			round.Arms = append(round.Arms, ar)
 		}
 		if ctx.Err() != nil {
@@ -567,14 +573,20 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 	if c.Contrast && c.Connections > 0 {
 		fixed = append(fixed, load.MaxInflight(c.Connections))
 	}
+	// The rows the workload writes, counted before the thaw and after
+	// the round: the other arms are frozen, so what the database gained
+	// is this arm's, to be held against its answers.
+	before := l.Written(ctx, w)
 	l.Thaw()
 	defer l.Freeze()
+	var settled *load.Result
 	if d := time.Duration(p.Rounds.Settle); d > 0 {
 		res, err := x.b.Attacker(nil, fixed...).Attack(ctx, sc, model(d))
 		if err != nil {
 			ar.Misbehaved = "did not settle after its thaw: " + err.Error()
 			return ar
 		}
+		settled = res
 		row, _ := res.Row("")
 		ar.SettleThroughput, ar.SettleErrors = row.Throughput, row.Errors
 	}
@@ -585,6 +597,10 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		return ar
 	}
 	res := m.Result
+	if before != nil {
+		counts, vs := l.CheckWrites(ctx, w, before, settled, res)
+		ar.Writes = &results.RoundWrites{Counts: counts, Violations: vs}
+	}
 	row, _ := res.Row("")
 	s := res.Summary
 	ar.Seconds, ar.Throughput, ar.Samples, ar.Errors = s.DurationSeconds, row.Throughput, row.Samples, row.Errors

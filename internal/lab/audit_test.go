@@ -68,7 +68,8 @@ func TestCompareWritten(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, v := range compareWritten(tt.before, tt.after, reqs, tt.rows, 2) {
+			_, vs := compareWritten(tt.before, tt.after, reqs, tt.rows, 2)
+			for _, v := range vs {
 				got = append(got, v.Check)
 				if v.Detail == "" {
 					t.Errorf("%s: no detail", v.Check)

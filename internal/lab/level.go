@@ -111,7 +111,7 @@ func (x *execution) level(ctx context.Context, svc *stack.Service, sc *scenario.
 	}
 	// The audit runs even after an interrupt, on its own deadline: the
 	// invariants must hold whenever the load stops.
-	lr.Violations = x.audit(ctx, w, sc, res, before)
+	lr.Violations, lr.Writes = x.audit(ctx, w, sc, res, before)
 	for _, v := range lr.Violations {
 		x.Say("INVARIANT FAILED: %s %s level %d: %s: %s", svc.Manifest().Name, w.Name, lr.Level, v.Check, v.Detail)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/human"
@@ -290,6 +291,9 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 			row.Size = "unknown"
 		}
 		row.Correct = correctText(runs[s], leaks[s], len(c.Verdict.Leaks) > 0)
+		if a := auditText(r, c.Workload, s, runs[s]); a != "" {
+			row.Correct += "; " + a
+		}
 		for key, b := range best {
 			if b == s {
 				row.Best[key] = true
@@ -520,4 +524,110 @@ func busyText(busy *results.Comparison, arm string) string {
 		return t + fmt.Sprintf("; %.2f× [%.2f, %.2f] the best's", p.Ratio, p.Low, p.High)
 	}
 	return t
+}
+
+// auditText is what the database's audits found for stack on workload,
+// where its rows are counted against its answers (workloads/<w>/
+// written.sql): the rows its answers said committed over its levels and
+// every round of every start (each measured with the other stacks
+// frozen, so the rows are its own), how many had no row to show or were
+// written past them, and in how many starts the invariants held after
+// its own levels (each on a reset database) and after the rounds it
+// shared. "" for a workload whose rows are not counted.
+func auditText(r *results.Run, workload, stack string, runs []*results.ServiceRun) string {
+	var writes results.Writes
+	starts, held := 0, 0
+	broken := map[string]bool{}
+	for _, sr := range runs {
+		starts++
+		ok := sr.Status != results.Failed
+		for _, lr := range sr.Levels {
+			writes = writes.Add(lr.Writes)
+			for _, v := range lr.Violations {
+				if !strings.HasPrefix(v.Check, "written") {
+					ok, broken[v.Check] = false, true
+				}
+			}
+		}
+		for _, c := range r.Comparisons {
+			if c.Workload != workload || !slices.Contains(c.Arms, stack) {
+				continue
+			}
+			for _, v := range c.Violations {
+				if v.Start == sr.Trial {
+					ok, broken[v.Check+" (after the rounds it shared)"] = false, true
+				}
+			}
+		}
+		if ok {
+			held++
+		}
+	}
+	for _, c := range r.Comparisons {
+		if c.Workload != workload {
+			continue
+		}
+		for _, rd := range c.Rounds {
+			for _, a := range rd.Arms {
+				if a.Arm == stack && a.Writes != nil {
+					writes = writes.Add(a.Writes.Counts)
+				}
+			}
+		}
+	}
+	if len(writes) == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(writes))
+	for k := range writes {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var answered []string
+	var lost, extra int64
+	for _, k := range kinds {
+		w := writes[k]
+		answered = append(answered, fmt.Sprintf("%s %s", thousands(w.Answered), writtenLabel(k)))
+		lost += w.Lost()
+		extra += w.Extra()
+	}
+	out := fmt.Sprintf("%s answered as written: %s lost, %s written past the answers", strings.Join(answered, ", "), thousands(lost), thousands(extra))
+	if lost > 0 || extra > 0 {
+		out = "ROWS " + out
+	}
+	switch {
+	case len(broken) > 0:
+		names := make([]string, 0, len(broken))
+		for n := range broken {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out += fmt.Sprintf("; INVARIANT FAILED in %d of %d starts: %s", starts-held, starts, strings.Join(names, ", "))
+	case starts > 0:
+		out += fmt.Sprintf("; invariants held in %d of %d starts", held, starts)
+	}
+	return out
+}
+
+// writtenLabel is a kind of row as the cell names it: its request,
+// without the status ("POST /transaction 200": "POST /transaction").
+func writtenLabel(kind string) string {
+	if i := strings.LastIndexByte(kind, ' '); i > 0 {
+		return kind[:i]
+	}
+	return kind
+}
+
+// thousands prints n with a comma every three digits.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }

@@ -90,6 +90,11 @@ type ArmRound struct {
 	// LatenessP99Ms is the open model's send lateness p99 over the
 	// interval: the generator's (and the host's) own share of P99Ms.
 	LatenessP99Ms float64 `json:"lateness_p99_ms,omitempty"`
+	// Writes compares the rows the round (its settle included) wrote
+	// with its answers, on a workload that writes rows: the other arms
+	// are frozen meanwhile, so the rows are this arm's alone. A pointer
+	// keeps an ArmRound comparable.
+	Writes *RoundWrites `json:"writes,omitempty"`
 	// Queued counts the open model's sends that waited for a free
 	// connection (every one busy: the service's backlog), Dropped those
 	// never started before the interval ended.
@@ -328,4 +333,12 @@ func GeneratorNote(percent float64, cpus int) string {
 		unit = "CPU"
 	}
 	return fmt.Sprintf("generator-bound, generator %.0f%% of %d %s", percent, cpus, unit)
+}
+
+// RoundWrites is what an arm round wrote against what it answered.
+type RoundWrites struct {
+	Counts Writes `json:"counts"`
+	// Violations are what the comparison found: answers said committed
+	// without a row, or rows past the answers.
+	Violations []Violation `json:"violations,omitempty"`
 }

@@ -356,6 +356,9 @@ type LevelRun struct {
 	Disturbance *DisturbanceSummary `json:"disturbance,omitempty"`
 	// Violations are invariant failures found in the database afterwards.
 	Violations []Violation `json:"violations,omitempty"`
+	// Writes compares the rows the level wrote with its answers (a
+	// workload with a workloads/<w>/written.sql only).
+	Writes Writes `json:"writes,omitempty"`
 	// Thresholds are the plan's fail_if verdicts on this level.
 	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
 	Warnings   []string           `json:"warnings,omitempty"`
@@ -433,6 +436,9 @@ func SummarizeDisturbances(ds map[int]Disturbance) *DisturbanceSummary {
 type Violation struct {
 	Check  string // the audit query's name, e.g. "money"
 	Detail string // what was found, e.g. "balances 100 != deposits 90"
+	// Start is the start after whose shared rounds a comparison's audit
+	// found it (0: a level's or a round's own, or not said).
+	Start int `json:",omitempty"`
 }
 
 // Resources summarizes a process tree's samples over a level.
@@ -455,4 +461,43 @@ func FileName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// WriteCount is one kind of row (a name of workloads/<w>/written.sql,
+// "POST /transaction 200") over one measurement: the answers that said
+// a row was committed, the rows the database gained, and the requests
+// that could have written one without saying so (no answer, or in
+// flight at either end).
+type WriteCount struct {
+	Answered int64 `json:"answered"`
+	Written  int64 `json:"written"`
+	Slack    int64 `json:"slack"`
+}
+
+// Lost is how many answers said committed with no row to show for it.
+func (c WriteCount) Lost() int64 { return max(0, c.Answered-c.Written) }
+
+// Extra is how many rows were written past the answers and the slack:
+// rows for refused requests, or written twice.
+func (c WriteCount) Extra() int64 { return max(0, c.Written-c.Answered-c.Slack) }
+
+// Writes are a measurement's WriteCounts by kind of row.
+type Writes map[string]WriteCount
+
+// Add adds o's counts to w's, kind by kind; w may be nil.
+func (w Writes) Add(o Writes) Writes {
+	if len(o) == 0 {
+		return w
+	}
+	if w == nil {
+		w = Writes{}
+	}
+	for k, c := range o {
+		s := w[k]
+		s.Answered += c.Answered
+		s.Written += c.Written
+		s.Slack += c.Slack
+		w[k] = s
+	}
+	return w
 }
