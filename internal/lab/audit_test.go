@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,5 +161,72 @@ placement: {}
 				}
 			}
 		})
+	}
+}
+
+// TestRunRacyBankCaught runs, over two starts, a bank that moves money
+// by reading both balances and writing them back without a transaction,
+// beside a correct one, under the 2018 scenario (every transfer on the
+// same two rows, 8 users at once; its setup expects clients 1 and 2, so
+// the arms take turns, each on a reset database): the audit after the
+// racy bank's level finds the money or the ledger broken in every start,
+// the correct bank's never. bench/doubles.sh runs it ten times.
+func TestRunRacyBankCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and two services")
+	}
+	root, cat := testRoot(t)
+	p := parseTestPlan(t, cat, `name: racy
+implementations:
+  - service: broken-bank
+    variant: racy
+    env: {BROKEN_BANK: racy}
+  - service: broken-bank
+    variant: correct
+    env: {BROKEN_BANK: none}
+workloads:
+  - name: bank
+    scenario: workloads/bank/scenario-2018.yaml
+verify: quick
+interleave: false
+trials: 2
+load:
+  levels: [8]
+  duration: 1s
+  warmup: 0s
+`)
+	rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
+	_, rec, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDescendants(t)
+	caught := map[int]bool{}
+	for _, sr := range rec.Services {
+		if sr.Status != results.OK {
+			t.Fatalf("%s trial %d: %s: %s\n%s", sr.Implementation, sr.Trial, sr.Status, sr.Reason, sr.LogTail)
+		}
+		for _, lr := range sr.Levels {
+			var checks []string
+			for _, v := range lr.Violations {
+				checks = append(checks, v.Check)
+			}
+			switch sr.Variant {
+			case "racy":
+				if slices.Contains(checks, "money") || slices.Contains(checks, "ledger") {
+					caught[sr.Trial] = true
+				}
+			default:
+				if len(checks) > 0 {
+					t.Errorf("the correct bank, start %d: violations %v", sr.Trial, checks)
+				}
+			}
+			if lr.Writes["POST /transaction 200"].Answered == 0 {
+				t.Errorf("%s start %d: writes %+v, want its transfers counted", sr.Implementation, sr.Trial, lr.Writes)
+			}
+		}
+	}
+	if !caught[1] || !caught[2] {
+		t.Errorf("the racy bank's own level broke money or the ledger in starts %v, want both", caught)
 	}
 }

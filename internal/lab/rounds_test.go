@@ -73,6 +73,13 @@ database: {max_connections: 30}
 			if a.Samples == 0 || a.Throughput <= 0 || a.Seconds < 0.4 {
 				t.Errorf("start %d round %d %s: %d samples in %.2fs", r.Start, r.Index, a.Arm, a.Samples, a.Seconds)
 			}
+			// Its rows held against its answers, the other arm frozen: the
+			// broken ledger writes every transfer, once.
+			if a.Writes == nil {
+				t.Errorf("start %d round %d %s: no writes counted", r.Start, r.Index, a.Arm)
+			} else if tr := a.Writes.Counts["POST /transaction 200"]; tr.Answered == 0 || tr.Lost() > 0 || tr.Extra() > 0 || len(a.Writes.Violations) > 0 {
+				t.Errorf("start %d round %d %s: transfers %+v, %v; want them answered and written", r.Start, r.Index, a.Arm, tr, a.Writes.Violations)
+			}
 		}
 	}
 	if starts[1] < plan.MinRounds || starts[2] < plan.MinRounds {

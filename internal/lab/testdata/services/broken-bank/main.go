@@ -7,7 +7,12 @@
 // transfer is answered 200 with a made-up id and never written, which the
 // invariants of the ledger cannot see (nothing moved, nothing recorded);
 // only counting the rows against the answers finds it. With
-// BROKEN_BANK=none it is a correct bank (for the audit's negative test).
+// BROKEN_BANK=racy it moves money as a careless service does: it reads
+// both balances and writes them back computed, over a pool of
+// connections and without a transaction, so transfers at once on the
+// same rows lose updates (every answer still a 200, each ledger row
+// right). With BROKEN_BANK=none it is a correct bank (for the audit's
+// negative test).
 package main
 
 import (
@@ -34,7 +39,7 @@ func main() {
 		panic(err)
 	}
 	defer conn.Close(context.Background())
-	mode := os.Getenv("BROKEN_BANK") // "", "uncommitted" or "none"
+	mode := os.Getenv("BROKEN_BANK") // "", "uncommitted", "racy" or "none"
 	var transfers atomic.Int64
 	var mu sync.Mutex
 	queryRow := func(ctx context.Context, sql string, args ...any) func(...any) error {
@@ -42,6 +47,30 @@ func main() {
 			mu.Lock()
 			defer mu.Unlock()
 			return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+		}
+	}
+	// The racy bank's pool: each statement on whichever connection is
+	// free, so two transfers interleave their reads and writes.
+	pool := make(chan *pgx.Conn, 8)
+	if mode == "racy" {
+		for range cap(pool) {
+			c, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+			if err != nil {
+				panic(err)
+			}
+			defer c.Close(context.Background())
+			pool <- c
+		}
+	}
+	pooled := func(ctx context.Context, sql string, args ...any) func(...any) error {
+		return func(dest ...any) error {
+			c := <-pool
+			defer func() { pool <- c }()
+			if len(dest) == 0 {
+				_, err := c.Exec(ctx, sql, args...)
+				return err
+			}
+			return c.QueryRow(ctx, sql, args...).Scan(dest...)
 		}
 	}
 	reply := func(w http.ResponseWriter, status int, v any) {
@@ -82,6 +111,36 @@ func main() {
 		var id int64
 		if mode == "uncommitted" && transfers.Add(1)%2 == 0 {
 			reply(w, 200, map[string]int64{"id": 1 << 40, "from_client_id": t.From, "to_client_id": t.To, "amount": t.Amount})
+			return
+		}
+		if mode == "racy" {
+			// Read, compute, write back: another transfer between the
+			// read and the write is lost.
+			var from, to int64
+			err := pooled(r.Context(), `SELECT balance FROM client WHERE id = $1`, t.From)(&from)
+			if err == nil {
+				err = pooled(r.Context(), `SELECT balance FROM client WHERE id = $1`, t.To)(&to)
+			}
+			if err != nil {
+				reply(w, 404, map[string]string{"error": "no such client"})
+				return
+			}
+			if from < t.Amount {
+				reply(w, 409, map[string]string{"error": "insufficient funds"})
+				return
+			}
+			err = pooled(r.Context(), `UPDATE client SET balance = $1 WHERE id = $2`, from-t.Amount, t.From)()
+			if err == nil {
+				err = pooled(r.Context(), `UPDATE client SET balance = $1 WHERE id = $2`, to+t.Amount, t.To)()
+			}
+			if err == nil {
+				err = pooled(r.Context(), `INSERT INTO transaction (from_client_id, to_client_id, amount) VALUES ($1, $2, $3) RETURNING id`, t.From, t.To, t.Amount)(&id)
+			}
+			if err != nil {
+				reply(w, 500, map[string]string{"error": err.Error()})
+				return
+			}
+			reply(w, 200, map[string]int64{"id": id, "from_client_id": t.From, "to_client_id": t.To, "amount": t.Amount})
 			return
 		}
 		// The defect: the ledger row says Amount+1.
