@@ -596,6 +596,11 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 	if m.Sampled {
 		ar.ServiceCPU, ar.ServiceCPUSeconds = m.ServiceCPU, m.ServiceCPUSeconds
 		ar.RSSBytes, ar.Threads, ar.FDs = uint64(max(0, m.RSSBytes)), m.Threads, m.FDs
+		if workloads.Database(c.Workload) != workloads.NoDatabase {
+			// A service may hold connections it never uses on another
+			// workload's database; only a workload with one is checked.
+			ar.DBConnections = m.DBConnections
+		}
 	}
 	if c.Model == "open" {
 		ar.LatenessP99Ms, ar.Queued, ar.Dropped = s.Lateness.P99, s.Queued, s.Dropped
