@@ -597,8 +597,9 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		ar.ServiceCPU, ar.ServiceCPUSeconds = m.ServiceCPU, m.ServiceCPUSeconds
 		ar.RSSBytes, ar.Threads, ar.FDs = uint64(max(0, m.RSSBytes)), m.Threads, m.FDs
 		if workloads.Database(c.Workload) != workloads.NoDatabase {
-			// A service may hold connections it never uses on another
-			// workload's database; only a workload with one is checked.
+			// A service started for the plan's other workloads may hold
+			// connections during one that uses no database: they are not
+			// this workload's to judge.
 			ar.DBConnections = m.DBConnections
 		}
 	}
