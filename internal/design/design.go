@@ -137,6 +137,9 @@ type Measured struct {
 	// the tree's at the end (read with RSSBytes).
 	ServiceCPUSeconds float64
 	Threads, FDs      int
+	// DBConnections counts the tree's established connections to the
+	// database servers at the end (results.ArmRound.DBConnections).
+	DBConnections int
 	// What else the machine did meanwhile (results.ArmRound says how
 	// each is counted); negative: not measured.
 	StealPercent, OtherServiceCPU, OtherGeneratorCPU float64

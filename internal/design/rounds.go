@@ -608,6 +608,12 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 	if m.Sampled {
 		ar.ServiceCPU, ar.ServiceCPUSeconds = m.ServiceCPU, m.ServiceCPUSeconds
 		ar.RSSBytes, ar.Threads, ar.FDs = uint64(max(0, m.RSSBytes)), m.Threads, m.FDs
+		if workloads.Database(c.Workload) != workloads.NoDatabase {
+			// A service started for the plan's other workloads may hold
+			// connections during one that uses no database: they are not
+			// this workload's to judge.
+			ar.DBConnections = m.DBConnections
+		}
 	}
 	if c.Model == "open" {
 		ar.LatenessP99Ms, ar.Queued, ar.Dropped = s.Lateness.P99, s.Queued, s.Dropped

@@ -8,6 +8,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
+	"github.com/showdownlab/showdown/workloads"
 )
 
 // The limits of a comparison at one rate (results.Comparison.AtRate).
@@ -201,12 +202,22 @@ const (
 	LeakRSSPerMinute     = 1 << 20
 	LeakThreadsPerMinute = 10
 	LeakFDsPerMinute     = 10
+	// LeakDBConnectionsPerMinute is lower than the others because a
+	// healthy pool is flat once warm (it opens its connections under the
+	// warm-up's load and reuses them) and small (DB_POOL_SIZE,
+	// workloads.DefaultPoolSize unless a plan says otherwise): a service
+	// that keeps opening 5 a minute outgrows a pool of 20 within a few
+	// minutes and then takes the other arms' share of the server's
+	// max_connections.
+	LeakDBConnectionsPerMinute = 5
 	// MinGrowthPoints is how many readings a slope needs, over all starts.
 	MinGrowthPoints = 6
 )
 
-// Growths checks every arm of c for a leak of RSS, threads and file
-// descriptors: the slope of each over time within each start (one common
+// Growths checks every arm of c for a leak of RSS, threads, file
+// descriptors and, on a workload with a database, the connections it
+// holds to the database servers (none for an arm whose rounds never
+// read one, as a run from before they were read): the slope of each over time within each start (one common
 // slope, each start its own intercept, so a start that sits higher does
 // not read as growth), with its 95% interval. A leak is a slope whose
 // whole interval lies above the resource's limit (so it excludes 0 too):
@@ -214,17 +225,22 @@ const (
 // a minute [2.9, 8.1] over half a minute of rounds on a busy host) is
 // not called a leak on a point estimate.
 func Growths(c *results.Comparison) []results.Growth {
+	type resource struct {
+		name  string
+		limit float64
+		pick  func(results.ArmRound) float64
+	}
 	var out []results.Growth
 	for _, arm := range c.Arms {
-		for _, res := range []struct {
-			name  string
-			limit float64
-			pick  func(results.ArmRound) float64
-		}{
+		resources := []resource{
 			{"rss", LeakRSSPerMinute, func(a results.ArmRound) float64 { return float64(a.RSSBytes) }},
 			{"threads", LeakThreadsPerMinute, func(a results.ArmRound) float64 { return float64(a.Threads) }},
 			{"fds", LeakFDsPerMinute, func(a results.ArmRound) float64 { return float64(a.FDs) }},
-		} {
+		}
+		if workloads.Database(c.Workload) != workloads.NoDatabase && readConnections(c, arm) {
+			resources = append(resources, resource{"db_connections", LeakDBConnectionsPerMinute, func(a results.ArmRound) float64 { return float64(a.DBConnections) }})
+		}
+		for _, res := range resources {
 			starts := map[int][][2]float64{}
 			for _, r := range c.Rounds {
 				for _, a := range r.Arms {
@@ -244,6 +260,20 @@ func Growths(c *results.Comparison) []results.Growth {
 		}
 	}
 	return out
+}
+
+// readConnections reports whether any round of arm in c read its
+// database connections: a service under load on a database workload
+// holds at least one, so none at all means they were not read.
+func readConnections(c *results.Comparison, arm string) bool {
+	for _, r := range c.Rounds {
+		for _, a := range r.Arms {
+			if a.Arm == arm && a.DBConnections > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // growth is the common within-start slope of the points (minutes,

@@ -173,6 +173,63 @@ func TestGrowths(t *testing.T) {
 	}
 }
 
+// TestGrowthsDBConnections checks the fourth resource: on a workload
+// with a database a pool that stays at 20 is no leak and one that opens
+// 12 more a minute is, the limit held by each growth; an arm whose
+// rounds never read a connection gets no check, nor does a workload
+// without a database, whatever its rounds hold.
+func TestGrowthsDBConnections(t *testing.T) {
+	rounds := func(arms []string, conns func(arm string, min float64) int) []results.Round {
+		var out []results.Round
+		t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+		for s := 1; s <= 2; s++ {
+			for r := 1; r <= 8; r++ {
+				round := results.Round{Start: s, Index: r}
+				for i, arm := range arms {
+					min := float64(r) * 0.1 // a round every 6 s
+					at := t0.Add(time.Duration(s)*time.Hour + time.Duration(min*float64(time.Minute)) + time.Duration(i)*time.Second)
+					round.Arms = append(round.Arms, results.ArmRound{Arm: arm, At: at, RSSBytes: 50e6, Threads: 9, FDs: 30, DBConnections: conns(arm, min)})
+				}
+				out = append(out, round)
+			}
+		}
+		return out
+	}
+	bank := &results.Comparison{Workload: "bank", Arms: []string{"pool", "leak", "unread"}}
+	bank.Rounds = rounds(bank.Arms, func(arm string, min float64) int {
+		switch arm {
+		case "pool":
+			return 20
+		case "leak":
+			// One more every 5 s, on top of its pool.
+			return 20 + int(12*min)
+		}
+		return 0
+	})
+	checked := map[string]results.Growth{}
+	for _, g := range Growths(bank) {
+		if g.Resource == "db_connections" {
+			checked[g.Arm] = g
+		}
+	}
+	if g, ok := checked["pool"]; !ok || g.Leak || g.Limit != LeakDBConnectionsPerMinute {
+		t.Errorf("pool: %+v (checked %v), want a check at the limit and no leak", g, ok)
+	}
+	if g, ok := checked["leak"]; !ok || !g.Leak || !(g.Low < 12 && 12 < g.High) {
+		t.Errorf("leak: %+v (checked %v), want a leak whose interval holds 12 a minute", g, ok)
+	}
+	if g, ok := checked["unread"]; ok {
+		t.Errorf("unread: %+v, want no check of connections never read", g)
+	}
+	str := &results.Comparison{Workload: "string", Arms: []string{"leak"}}
+	str.Rounds = rounds(str.Arms, func(_ string, min float64) int { return 20 + int(12*min) })
+	for _, g := range Growths(str) {
+		if g.Resource == "db_connections" {
+			t.Errorf("a workload without a database checked its connections: %+v", g)
+		}
+	}
+}
+
 // TestOverloadedAndFloor checks an arm that cannot carry the rate, each
 // way the verdict tells: errors, sends queued for a free connection, and
 // a shortfall while the generator sent on time; one whose shortfall was

@@ -160,7 +160,8 @@ func (l *live) MeasureLevel(ctx context.Context, w plan.Workload, lr *results.Le
 }
 
 // Measure runs m with a on the (thawed) arm, sampling the service's CPU
-// over it and its memory at the end.
+// over it and its memory, threads, descriptors and database connections
+// at the end.
 func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (design.Measured, error) {
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
@@ -177,6 +178,11 @@ func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, 
 		out.ServiceCPU, out.RSSBytes, out.Sampled = after.CPUPercent, int64(after.RSSBytes), true
 		out.ServiceCPUSeconds = after.CPUPercent / 100 * after.Interval.Seconds()
 		out.Threads, out.FDs = after.Threads, after.FDs
+		if l.x.dbs != nil {
+			// Counted from the service's own sockets: the servers are
+			// shared by every arm alive, so their sessions are no one's.
+			out.DBConnections = monitor.Connections(l.svc.PID(), l.x.dbs.Ports())
+		}
 	}
 	if perr == nil && perr1 == nil {
 		out.StealPercent = machine.StealPercent(st0, st1)

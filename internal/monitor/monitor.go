@@ -1,7 +1,8 @@
 // Package monitor samples the resource use of a process and all of its
 // descendants: CPU as a delta over each interval (not the lifetime average
 // that ps prints), resident memory, OS threads, open file descriptors and
-// context switches.
+// context switches; and it counts the TCP connections a tree holds to
+// given ports (Connections), a service's database connections.
 //
 // A service is often more than one process (Node in cluster mode, a
 // PostgreSQL postmaster and its backends), so a Sampler follows the whole

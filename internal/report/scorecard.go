@@ -10,6 +10,7 @@ import (
 	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // Scorecard is a workload's whole answer, one row per stack and one
@@ -257,8 +258,10 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 			continue
 		}
 		for _, g := range x.Verdict.Leaks {
-			if g.Leak {
-				leaks[g.Arm] = append(leaks[g.Arm], g.Resource)
+			// Named as the reader knows it ("database connections"),
+			// once where both comparisons found it.
+			if name := wording.Resource(g.Resource); g.Leak && !slices.Contains(leaks[g.Arm], name) {
+				leaks[g.Arm] = append(leaks[g.Arm], name)
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // TestScorecardOldRun: a results folder from before at_rate (the noisy
@@ -100,5 +102,36 @@ func TestScorecardGolden(t *testing.T) {
 		if !strings.Contains(h[a:a+b], want) {
 			t.Errorf("report.html's scorecard lacks the chart %q", want)
 		}
+	}
+}
+
+// TestScorecardNamesLeaks: the "Still correct" cell names what leaked as
+// the reader knows it, database connections included, once though the
+// level and the rate both found it; an arm that leaked nothing says so.
+func TestScorecardNamesLeaks(t *testing.T) {
+	leaks := []results.Growth{
+		{Arm: "leaky", Resource: "fds", Leak: true},
+		{Arm: "leaky", Resource: "db_connections", Leak: true},
+		{Arm: "tight", Resource: "db_connections"},
+	}
+	r := &results.Run{Comparisons: []*results.Comparison{
+		{Workload: "bank", Level: 2, Model: "closed", Arms: []string{"leaky", "tight"},
+			Verdict: &results.Verdict{Ranking: []string{"tight", "leaky"}, Leaks: leaks}},
+		{Workload: "bank", Level: 100, Model: "open", AtRate: true, Arms: []string{"leaky", "tight"},
+			Verdict: &results.Verdict{Ranking: []string{"tight", "leaky"}, Leaks: leaks[1:]}},
+	}}
+	sc := scorecards(r)
+	if len(sc) != 1 {
+		t.Fatalf("%d scorecards, want one for bank", len(sc))
+	}
+	got := map[string]string{}
+	for _, row := range sc[0].Rows {
+		got[row.Stack] = row.Correct
+	}
+	if want := "contract not checked; LEAK: FDs, database connections grew"; got["leaky"] != want {
+		t.Errorf("leaky: %q, want %q", got["leaky"], want)
+	}
+	if want := "contract not checked; no leak"; got["tight"] != want {
+		t.Errorf("tight: %q, want %q", got["tight"], want)
 	}
 }

@@ -110,6 +110,11 @@ type ArmRound struct {
 	RSSBytes uint64 `json:"rss_bytes,omitempty"`
 	Threads  int    `json:"threads,omitempty"`
 	FDs      int    `json:"fds,omitempty"`
+	// DBConnections counts the arm's process tree's established TCP
+	// connections to the run's database servers at the end of the
+	// interval (monitor.Connections): the leak check's fourth resource,
+	// read only on a workload with a database.
+	DBConnections int `json:"db_connections,omitempty"`
 	// ServiceCPU is the arm's process tree's CPU during the interval, in
 	// percent of one CPU; GeneratorCPU the generator's, in percent of all
 	// of its CPUs.
@@ -180,8 +185,9 @@ type Verdict struct {
 	// FloorTakesP99 reports a lateness over interleave.FloorShare of the
 	// best arm's p99: the p99s measure the host as much as the services.
 	FloorTakesP99 bool `json:"floor_takes_p99,omitempty"`
-	// Leaks are the growth checks of every arm: RSS, threads and file
-	// descriptors over the rounds of each start.
+	// Leaks are the growth checks of every arm: RSS, threads, file
+	// descriptors and (on a workload with a database) database
+	// connections over the rounds of each start.
 	Leaks []Growth `json:"leaks,omitempty"`
 	// Repeated counts the arms' rounds the machine disturbed and that
 	// were measured again at once; Disturbed those judged disturbed from
@@ -302,13 +308,13 @@ type ArmFigures struct {
 }
 
 // Growth is one arm's check for a leak of one resource ("rss", "threads",
-// "fds"): the slope over the rounds of each start (a common slope, each
+// "fds", "db_connections"): the slope over the rounds of each start (a common slope, each
 // start its own intercept), per minute, with its 95% interval.
 type Growth struct {
 	Arm      string `json:"arm"`
 	Resource string `json:"resource"`
 	// PerMinute is the slope in the resource's unit (bytes, threads,
-	// descriptors) per minute; Low and High its 95% interval.
+	// descriptors, connections) per minute; Low and High its 95% interval.
 	PerMinute float64 `json:"per_minute"`
 	Low       float64 `json:"low"`
 	High      float64 `json:"high"`

@@ -20,6 +20,7 @@ import (
 type Server interface {
 	URL() string
 	PID() int
+	Port() int
 	Up(ctx context.Context) error
 	Down(ctx context.Context) error
 	Restart(ctx context.Context) error
@@ -206,6 +207,19 @@ func (d *Databases) Env() map[string]string {
 		env["MYSQL_URL"] = s.URL()
 	}
 	return env
+}
+
+// Ports are the TCP ports on 127.0.0.1 of the running servers, in
+// start order: what a service's connections to them are counted by
+// (monitor.Connections).
+func (d *Databases) Ports() []int {
+	var out []int
+	for _, e := range workloads.Engines {
+		if s := d.server(e); s != nil {
+			out = append(out, s.Port())
+		}
+	}
+	return out
 }
 
 // Up brings every server back up; one already up is left alone (a server

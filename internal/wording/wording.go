@@ -241,8 +241,25 @@ func growthUnit(resource string, v float64) string {
 		return human.Bytes(v)
 	case "threads":
 		return fmt.Sprintf("%.1f threads", v)
+	case "db_connections":
+		return fmt.Sprintf("%.1f database connections", v)
 	}
 	return fmt.Sprintf("%.1f FDs", v)
+}
+
+// Resource names a resource the leak check follows (results.Growth's
+// Resource) as the reader knows it: "RSS", "threads", "FDs", "database
+// connections".
+func Resource(name string) string {
+	switch name {
+	case "rss":
+		return "RSS"
+	case "fds":
+		return "FDs"
+	case "db_connections":
+		return "database connections"
+	}
+	return name
 }
 
 // Leaks says what the leak check found: each leak, or that no arm grew
@@ -259,14 +276,28 @@ func Leaks(gs []results.Growth) []string {
 		}
 	}
 	if len(out) == 0 {
-		limits := map[string]float64{}
+		// The resources in the order the check follows them; database
+		// connections only where some arm's were checked.
+		var names, limits []string
+		seen := map[string]bool{}
 		for _, g := range gs {
-			limits[g.Resource] = g.Limit
+			if !seen[g.Resource] {
+				seen[g.Resource] = true
+				names, limits = append(names, Resource(g.Resource)), append(limits, growthUnit(g.Resource, g.Limit))
+			}
 		}
-		out = append(out, fmt.Sprintf("no leak: no arm's RSS, threads or FDs grew past %s, %s or %s a minute over its rounds (the whole 95%% interval above it)",
-			growthUnit("rss", limits["rss"]), growthUnit("threads", limits["threads"]), growthUnit("fds", limits["fds"])))
+		out = append(out, fmt.Sprintf("no leak: no arm's %s grew past %s a minute over its rounds (the whole 95%% interval above it)",
+			orList(names), orList(limits)))
 	}
 	return out
+}
+
+// orList joins xs as "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // Comparison is the printed verdict of a comparison: a heading, then

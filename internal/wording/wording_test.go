@@ -44,3 +44,35 @@ func TestHeld(t *testing.T) {
 		t.Errorf("Held of an old run: %q, want %q", got, want)
 	}
 }
+
+// TestLeaks: a leak of database connections says so in its unit, and
+// the no-leak line names database connections only where they were
+// checked.
+func TestLeaks(t *testing.T) {
+	three := []results.Growth{
+		{Arm: "a", Resource: "rss", Limit: 1 << 20},
+		{Arm: "a", Resource: "threads", Limit: 10},
+		{Arm: "a", Resource: "fds", Limit: 10},
+	}
+	four := append(append([]results.Growth{}, three...), results.Growth{Arm: "a", Resource: "db_connections", Limit: 5})
+	leak := append(append([]results.Growth{}, three...), results.Growth{Arm: "a", Resource: "db_connections", Limit: 5,
+		PerMinute: 12, Low: 9.5, High: 14.5, Points: 16, Minutes: 1.4, Leak: true})
+	tests := []struct {
+		name string
+		gs   []results.Growth
+		want string
+	}{
+		// A workload without a database: three resources.
+		{"no database", three, "no leak: no arm's RSS, threads or FDs grew past 1.0 MiB, 10.0 threads or 10.0 FDs a minute over its rounds (the whole 95% interval above it)"},
+		// With one: the connections too.
+		{"database", four, "no leak: no arm's RSS, threads, FDs or database connections grew past 1.0 MiB, 10.0 threads, 10.0 FDs or 5.0 database connections a minute over its rounds (the whole 95% interval above it)"},
+		// A pool that keeps opening connections.
+		{"leak", leak, "LEAK: a grew by 12.0 database connections a minute [9.5 database connections, 14.5 database connections] over 16 rounds of 1.4 minutes (limit 5.0 database connections a minute)"},
+	}
+	for _, tc := range tests {
+		got := Leaks(tc.gs)
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -13,6 +13,14 @@
 // same rows lose updates (every answer still a 200, each ledger row
 // right). With BROKEN_BANK=none it is a correct bank (for the audit's
 // negative test).
+//
+// With BROKEN_BANK=leak it is a correct bank that leaks database
+// connections: every LEAK_CONN_EVERY-th transfer (200 unless set) opens
+// one more connection and never closes it, no sooner than LEAK_CONN_GAP
+// after the last (250ms unless set) and up to LEAK_CONN_MAX of them (40
+// unless set). The gap ties the leak to the time served rather than to
+// the host's speed, and the cap keeps a test's server from running out
+// of connections for the other services.
 package main
 
 import (
@@ -25,6 +33,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -39,8 +48,28 @@ func main() {
 		panic(err)
 	}
 	defer conn.Close(context.Background())
-	mode := os.Getenv("BROKEN_BANK") // "", "uncommitted", "racy" or "none"
+	mode := os.Getenv("BROKEN_BANK") // "", "uncommitted", "racy", "none" or "leak"
 	var transfers atomic.Int64
+	leakEvery, leakMax := envInt("LEAK_CONN_EVERY", 200), envInt("LEAK_CONN_MAX", 40)
+	leakGap, err := time.ParseDuration(os.Getenv("LEAK_CONN_GAP"))
+	if err != nil {
+		leakGap = 250 * time.Millisecond
+	}
+	// The leaked connections stay referenced, so no finalizer closes them.
+	var leaked []*pgx.Conn
+	var lastLeak time.Time
+	var leakMu sync.Mutex
+	leak := func() {
+		leakMu.Lock()
+		defer leakMu.Unlock()
+		if len(leaked) >= leakMax || time.Since(lastLeak) < leakGap {
+			return
+		}
+		c, err := pgx.Connect(context.Background(), os.Getenv("DATABASE_URL"))
+		if err == nil {
+			leaked, lastLeak = append(leaked, c), time.Now()
+		}
+	}
 	var mu sync.Mutex
 	queryRow := func(ctx context.Context, sql string, args ...any) func(...any) error {
 		return func(dest ...any) error {
@@ -113,6 +142,9 @@ func main() {
 			reply(w, 200, map[string]int64{"id": 1 << 40, "from_client_id": t.From, "to_client_id": t.To, "amount": t.Amount})
 			return
 		}
+		if mode == "leak" && leakEvery > 0 && transfers.Add(1)%int64(leakEvery) == 0 {
+			leak()
+		}
 		if mode == "racy" {
 			// Read, compute, write back: another transfer between the
 			// read and the write is lost.
@@ -164,4 +196,13 @@ func main() {
 	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
 		panic(err)
 	}
+}
+
+// envInt is the integer in environment variable name, or def when unset
+// or not a number.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
 }
