@@ -9,6 +9,7 @@ import (
 	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/wording"
 )
 
 // Scorecard is a workload's whole answer, one row per stack and one
@@ -265,6 +266,9 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 		row := ScorecardRow{Stack: s, Best: map[string]bool{}}
 		f := figures(v, s)
 		row.Throughput = fmt.Sprintf("%s req/s%s", human.Count(f.Throughput), nextText(v.Pairs, s))
+		if n := wording.DatabaseNote(v, s); n != "" {
+			row.Throughput += " (" + n + ")"
+		}
 		if at != nil {
 			fa := figures(at.Verdict, s)
 			switch why, over := at.Verdict.Overloaded[s]; {

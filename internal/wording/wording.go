@@ -134,10 +134,7 @@ func DatabaseBound(v *results.Verdict) string {
 			break
 		}
 	}
-	cpus := "CPU " + d.CPUs
-	if d.Count > 1 {
-		cpus = "CPUs " + d.CPUs
-	}
+	cpus := cpusOf(d)
 	advice := "compare CPU per request and memory"
 	if d.WithGenerator {
 		return fmt.Sprintf("%s and the generator share %s and together used %s of it during the rounds of %s (%s %s): %s is full, so %s measures it, not the services; %s",
@@ -145,6 +142,30 @@ func DatabaseBound(v *results.Verdict) string {
 	}
 	return fmt.Sprintf("%s used %s of %s during the rounds of %s: %s measures %s, not the services; %s",
 		d.Engine, percents(v.DatabaseBound), cpus, who, v.Metric, d.Engine, advice)
+}
+
+// DatabaseNote marks a database-bound arm's figure, "" for an arm that
+// is not: "database-bound: PostgreSQL 96% of CPU 1", or "database-bound:
+// PostgreSQL and the generator 95% of CPU 1" where the two share it.
+func DatabaseNote(v *results.Verdict, arm string) string {
+	d := v.Database
+	p, ok := v.DatabaseBound[arm]
+	if d == nil || !ok {
+		return ""
+	}
+	cpus := cpusOf(d)
+	if w, ok := v.WithGenerator[arm]; ok && d.WithGenerator {
+		return fmt.Sprintf("database-bound: %s and the generator %.0f%% of %s", d.Engine, w, cpus)
+	}
+	return fmt.Sprintf("database-bound: %s %.0f%% of %s", d.Engine, p, cpus)
+}
+
+// cpusOf names a database's CPUs: "CPU 1", "CPUs 2-3".
+func cpusOf(d *results.DatabaseCPUs) string {
+	if d.Count > 1 {
+		return "CPUs " + d.CPUs
+	}
+	return "CPU " + d.CPUs
 }
 
 // percents says a set of percentages: "96%", or their range "88–96%".
