@@ -42,6 +42,18 @@ const (
 	MySQL      Engine = "mysql" // served by MariaDB
 )
 
+// Name is the server that serves the engine, as a report names it:
+// "PostgreSQL", "MariaDB"; "" for NoDatabase.
+func (e Engine) Name() string {
+	switch e {
+	case Postgres:
+		return "PostgreSQL"
+	case MySQL:
+		return "MariaDB"
+	}
+	return string(e)
+}
+
 // Engines lists every engine a workload may need, in start order.
 var Engines = []Engine{Postgres, MySQL}
 

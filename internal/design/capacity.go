@@ -316,7 +316,7 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 	defer l.Freeze()
 	pg.Phase(fmt.Sprintf("probe at %s %s", wording.Amount(rate, p.Capacity.Unit()), p.Capacity.Unit()), time.Duration(p.Rounds.Settle)+d)
 	a := x.b.Attacker(pg.OnProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}), load.MaxInflight(p.Capacity.Connections))
-	m, err := l.Measure(ctx, a, load.StatusChecked(l.Scenario(w.Name)), capacity.ProbeLoad(p, rate, l.Steps(w.Name), d))
+	m, err := l.Measure(ctx, w, a, load.StatusChecked(l.Scenario(w.Name)), capacity.ProbeLoad(p, rate, l.Steps(w.Name), d))
 	pr.At = m.At
 	if err != nil {
 		pr.Why = "load failed: " + err.Error()

@@ -111,9 +111,9 @@ type Arm interface {
 	// with the answers of the round's loads rs.
 	Written(ctx context.Context, w plan.Workload) map[string]int64
 	CheckWrites(ctx context.Context, w plan.Workload, before map[string]int64, rs ...*load.Result) (results.Writes, []results.Violation)
-	// Measure runs m with a and samples the service's CPU and memory
-	// over it; the arm must be thawed.
-	Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (Measured, error)
+	// Measure runs m with a on workload w and samples the service's CPU
+	// and memory over it, and w's database's CPU; the arm must be thawed.
+	Measure(ctx context.Context, w plan.Workload, a *load.Attacker, sc load.Scenario, m load.Model) (Measured, error)
 	// Finish records what each workload left and stops the service.
 	Finish(ctx context.Context)
 	// Down stops the service; once.
@@ -143,6 +143,10 @@ type Measured struct {
 	// What else the machine did meanwhile (results.ArmRound says how
 	// each is counted); negative: not measured.
 	StealPercent, OtherServiceCPU, OtherGeneratorCPU float64
+	// DatabaseCPU is the CPU the workload's database server's process
+	// tree used over the load, in percent of one CPU; 0 for a workload
+	// without a database, or not read.
+	DatabaseCPU float64
 }
 
 // finish finishes every arm of ls.

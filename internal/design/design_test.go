@@ -171,7 +171,7 @@ func (a *fakeArm) MeasureLevel(context.Context, plan.Workload, *results.LevelRun
 	return ""
 }
 
-func (a *fakeArm) Measure(_ context.Context, _ *load.Attacker, _ load.Scenario, m load.Model) (Measured, error) {
+func (a *fakeArm) Measure(_ context.Context, _ plan.Workload, _ *load.Attacker, _ load.Scenario, m load.Model) (Measured, error) {
 	b := a.b
 	if !b.thawed[a.id] {
 		b.t.Errorf("%s measured frozen", a.id)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/cpulist"
 	"github.com/showdownlab/showdown/internal/interleave"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
@@ -74,7 +75,7 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 		for _, lv := range p.Load.Levels {
 			c := &results.Comparison{Workload: w.Name, Level: lv, Model: p.Load.Model, Arms: ids,
 				RoundSeconds: time.Duration(p.Rounds.Round).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
-				Precision: float64(p.Rounds.Precision)}
+				Precision: float64(p.Rounds.Precision), Database: databaseOf(p, w.Name)}
 			if p.Load.Model == "open" {
 				shape(c, string(p.Load.Spacing()), p.Load.Pool())
 			}
@@ -275,9 +276,36 @@ func (x *rounds) rateComparison(w string, rate int, rule string) *results.Compar
 	}
 	c := &results.Comparison{Workload: w, Level: rate, Model: "open", Arms: ids, AtRate: true, RateRule: rule,
 		RoundSeconds: p.RateRound(float64(rate)).Seconds(), SettleSeconds: time.Duration(p.Rounds.Settle).Seconds(),
-		Precision: max(float64(p.Rounds.Precision), RatePrecision)}
+		Precision: max(float64(p.Rounds.Precision), RatePrecision), Database: databaseOf(p, w)}
 	shape(c, string(p.Load.Spacing()), p.Load.Pool())
 	return c
+}
+
+// databaseOf is where workload w's database ran under p's placement, nil
+// for a workload without one: the verdict judges the database's CPU
+// against those CPUs (interleave's database-bound rule).
+func databaseOf(p *plan.Plan, w string) *results.DatabaseCPUs {
+	e := workloads.Database(w)
+	if e == workloads.NoDatabase {
+		return nil
+	}
+	pl := p.Placement
+	d := &results.DatabaseCPUs{Engine: e.Name(), CPUs: pl.DatabaseCPUs}
+	cpus, gen := cpusOf(pl.DatabaseCPUs), cpusOf(pl.GeneratorCPUs)
+	d.Count = len(cpus)
+	d.WithGenerator = d.Count > 0 && slices.Equal(cpus, gen)
+	return d
+}
+
+// cpusOf is a CPU list's CPUs, sorted and each once; nil for a list that
+// does not parse (an unpinned process).
+func cpusOf(list string) []int {
+	cpus, err := cpulist.Parse(list)
+	if err != nil {
+		return nil
+	}
+	slices.Sort(cpus)
+	return slices.Compact(cpus)
 }
 
 // contrastComparison is c's rate under the contrasting shape.
@@ -590,7 +618,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		row, _ := res.Row("")
 		ar.SettleThroughput, ar.SettleErrors = row.Throughput, row.Errors
 	}
-	m, err := l.Measure(ctx, x.b.Attacker(nil, fixed...), sc, model(time.Duration(c.RoundSeconds*float64(time.Second))))
+	m, err := l.Measure(ctx, w, x.b.Attacker(nil, fixed...), sc, model(time.Duration(c.RoundSeconds*float64(time.Second))))
 	ar.At = m.At
 	if err != nil {
 		ar.Misbehaved = "load failed: " + err.Error()
@@ -619,6 +647,7 @@ func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *result
 		ar.LatenessP99Ms, ar.Queued, ar.Dropped = s.Lateness.P99, s.Queued, s.Dropped
 	}
 	ar.StealPercent, ar.OtherServiceCPU, ar.OtherGeneratorCPU = m.StealPercent, m.OtherServiceCPU, m.OtherGeneratorCPU
+	ar.DatabaseCPU = m.DatabaseCPU
 	if cpus := max(s.CPUs, 1); s.DurationSeconds > 0 {
 		ar.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
 	}

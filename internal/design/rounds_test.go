@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/plan"
+	"github.com/showdownlab/showdown/internal/results"
 )
 
 // A further start costs its setup and the fewest rounds of each
@@ -31,6 +32,34 @@ func TestNextStart(t *testing.T) {
 		x := &rounds{p: tc.p, starts: tc.starts, setup: tc.setup, roundCost: tc.roundCost}
 		if got := x.nextStart(); got != tc.want {
 			t.Errorf("%s: next start %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestDatabaseOf: a comparison records which server its workload uses and
+// the CPUs the placement gave it, and whether they are the generator's.
+func TestDatabaseOf(t *testing.T) {
+	small := &plan.Plan{Placement: plan.Placement{ServiceCPUs: "0", GeneratorCPUs: "1", DatabaseCPUs: "1"}}
+	apart := &plan.Plan{Placement: plan.Placement{ServiceCPUs: "0-1", GeneratorCPUs: "2", DatabaseCPUs: "3,4"}}
+	unpinned := &plan.Plan{}
+	tests := []struct {
+		p    *plan.Plan
+		w    string
+		want *results.DatabaseCPUs
+	}{
+		// The default placement on two CPUs: the database on the generator's.
+		{small, "bank", &results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1, WithGenerator: true}},
+		// CPUs of its own.
+		{apart, "sku", &results.DatabaseCPUs{Engine: "MariaDB", CPUs: "3,4", Count: 2}},
+		// Pinned nowhere: no CPUs to judge it against.
+		{unpinned, "users", &results.DatabaseCPUs{Engine: "PostgreSQL"}},
+		// No database.
+		{small, "string", nil},
+	}
+	for _, tt := range tests {
+		got := databaseOf(tt.p, tt.w)
+		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+			t.Errorf("%s on %+v: got %+v, want %+v", tt.w, tt.p.Placement, got, tt.want)
 		}
 	}
 }

@@ -150,6 +150,8 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 			v.GeneratorBound[arm] = math.Round(m)
 		}
 	}
+	v.Database = c.Database
+	v.DatabaseBound, v.WithGenerator = databaseBound(c)
 	for _, arm := range c.Arms {
 		if _, over := v.Overloaded[arm]; arm != twin && !over && figs[arm].geoMean() > 0 {
 			v.Ranking = append(v.Ranking, arm)
@@ -344,4 +346,51 @@ func JudgeShapes(comps []*results.Comparison) {
 			}
 		}
 	}
+}
+
+// databaseBound is the arms during whose rounds the comparison's database
+// had no room left on its CPUs (results.DatabaseBoundPercent), with the
+// database's mean CPU in percent of those CPUs and, where they are the
+// generator's too, the two's together. Rounds without a reading of the
+// database (older runs, a reading that failed) count for nothing.
+func databaseBound(c *results.Comparison) (bound, with map[string]float64) {
+	d := c.Database
+	if d == nil || d.Count == 0 {
+		return nil, nil
+	}
+	own, gen := map[string][]float64{}, map[string][]float64{}
+	for _, r := range c.Rounds {
+		for _, a := range r.Arms {
+			if a.DatabaseCPU > 0 {
+				own[a.Arm] = append(own[a.Arm], a.DatabaseCPU/float64(d.Count))
+				gen[a.Arm] = append(gen[a.Arm], a.GeneratorCPU)
+			}
+		}
+	}
+	for arm, f := range own {
+		db, busy := stats.Mean(f), stats.Mean(f)
+		if d.WithGenerator {
+			g := stats.Mean(gen[arm])
+			if g > results.GeneratorBoundPercent {
+				continue // generator-bound: the generator fills them
+			}
+			busy += g
+		}
+		if busy <= results.DatabaseBoundPercent {
+			continue
+		}
+		if bound == nil {
+			bound = map[string]float64{}
+		}
+		// CPU time counts in clock ticks, so a full CPU may read a hair
+		// over 100%.
+		bound[arm] = min(100, math.Round(db))
+		if d.WithGenerator {
+			if with == nil {
+				with = map[string]float64{}
+			}
+			with[arm] = min(100, math.Round(busy))
+		}
+	}
+	return bound, with
 }

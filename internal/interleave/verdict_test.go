@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -101,5 +102,72 @@ func TestRoundOrder(t *testing.T) {
 	}
 	if len(firsts) < 5 {
 		t.Errorf("20 odd rounds had only %d orders: want them random", len(firsts))
+	}
+}
+
+// TestDatabaseBound judges recorded rounds of a database workload on
+// both sides of results.DatabaseBoundPercent: an arm whose database had
+// no room left on its CPUs is named with the database's share, and the
+// verdict's words say so; one under the line gets neither.
+func TestDatabaseBound(t *testing.T) {
+	apart := &results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1}
+	pair := &results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "2-3", Count: 2}
+	shared := &results.DatabaseCPUs{Engine: "MariaDB", CPUs: "1", Count: 1, WithGenerator: true}
+	for _, tc := range []struct {
+		name string
+		db   *results.DatabaseCPUs
+		// Each arm's database CPU (percent of one CPU) and generator CPU
+		// (percent of its CPUs) in every round.
+		fastDB, fastGen, slowDB, slowGen float64
+		bound, with                      map[string]float64
+		line                             string // "" for no line
+	}{
+		// On a CPU of its own, over the line under both arms.
+		{"apart, every arm", apart, 96, 30, 93, 20, map[string]float64{"fast": 96, "slow": 93}, nil,
+			"PostgreSQL used 93–96% of CPU 1 during the rounds of every stack: throughput measures PostgreSQL, not the services; compare CPU per request and memory"},
+		// Only one arm drove it that hard: that arm is named.
+		{"apart, one arm", apart, 90, 30, 40, 20, map[string]float64{"fast": 90}, nil,
+			"PostgreSQL used 90% of CPU 1 during the rounds of fast: throughput"},
+		// Under the line: room left, nothing said.
+		{"apart, under", apart, 70, 30, 60, 20, nil, nil, ""},
+		// 170% of one CPU is 85% of two.
+		{"two CPUs", pair, 170, 30, 170, 20, map[string]float64{"fast": 85, "slow": 85}, nil,
+			"PostgreSQL used 85% of CPUs 2-3 during the rounds of every stack"},
+		// Sharing the generator's CPU: each alone under the line, the two
+		// together over it.
+		{"shared, full", shared, 60, 35, 55, 30, map[string]float64{"fast": 60, "slow": 55}, map[string]float64{"fast": 95, "slow": 85},
+			"MariaDB and the generator share CPU 1 and together used 85–95% of it during the rounds of every stack (MariaDB 55–60%): CPU 1 is full, so throughput measures it"},
+		// Shared, with room left.
+		{"shared, under", shared, 30, 40, 20, 30, nil, nil, ""},
+		// Shared, the generator alone over its line: generator-bound, not
+		// database-bound.
+		{"shared, generator", shared, 8, 90, 8, 90, nil, nil, ""},
+		// No database: the rounds read none, nothing is judged.
+		{"no database", nil, 0, 30, 0, 20, nil, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &results.Comparison{Workload: "bank", Level: 50, Model: "closed", Arms: []string{"slow", "fast"}, Precision: 0.03, SettleSeconds: 1, Database: tc.db}
+			for s := 1; s <= 2; s++ {
+				for r := 1; r <= 6; r++ {
+					jitter := 1 + 0.01*float64((r*7+s)%5-2)
+					c.Rounds = append(c.Rounds, results.Round{Start: s, Index: r, Arms: []results.ArmRound{
+						{Arm: "slow", Throughput: 1000 * jitter, Seconds: 2, Samples: 2000, ServiceCPU: 50, GeneratorCPU: tc.slowGen, DatabaseCPU: tc.slowDB},
+						{Arm: "fast", Throughput: 2000 / jitter, Seconds: 2, Samples: 4000, ServiceCPU: 50, GeneratorCPU: tc.fastGen, DatabaseCPU: tc.fastDB},
+					}})
+				}
+			}
+			v := JudgeWith(c, 0.03, "")
+			if !maps.Equal(v.DatabaseBound, tc.bound) || !maps.Equal(v.WithGenerator, tc.with) {
+				t.Errorf("database-bound %v, with the generator %v; want %v, %v", v.DatabaseBound, v.WithGenerator, tc.bound, tc.with)
+			}
+			lines := strings.Join(wording.Verdict(v), "\n")
+			if tc.line == "" {
+				if strings.Contains(lines, "measures it") || strings.Contains(lines, "not the services") {
+					t.Errorf("verdict names a database-bound arm:\n%s", lines)
+				}
+			} else if !strings.Contains(lines, tc.line) {
+				t.Errorf("verdict lines lack %q:\n%s", tc.line, lines)
+			}
+		})
 	}
 }

@@ -161,14 +161,29 @@ func (l *live) MeasureLevel(ctx context.Context, w plan.Workload, lr *results.Le
 
 // Measure runs m with a on the (thawed) arm, sampling the service's CPU
 // over it and its memory, threads, descriptors and database connections
-// at the end.
-func (l *live) Measure(ctx context.Context, a *load.Attacker, sc load.Scenario, m load.Model) (design.Measured, error) {
+// at the end, and the CPU of w's database server.
+func (l *live) Measure(ctx context.Context, w plan.Workload, a *load.Attacker, sc load.Scenario, m load.Model) (design.Measured, error) {
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
+	// The server's whole tree: PostgreSQL serves each connection from a
+	// backend process of its own. Its readings sit just inside the
+	// service's, so the interval they time is the load's.
+	var dbs *monitor.Sampler
+	if pid := l.x.dbs.PID(w.Name); w.HasDatabase() && pid > 0 {
+		dbs = monitor.NewSampler(pid)
+		if _, err := dbs.Sample(ctx); err != nil {
+			dbs = nil
+		}
+	}
 	out := design.Measured{At: time.Now().UTC(), StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}
 	st0, perr := machine.ReadStat()
 	res, err := a.Attack(ctx, sc, m)
 	st1, perr1 := machine.ReadStat()
+	if dbs != nil {
+		if d, err := dbs.Sample(ctx); err == nil {
+			out.DatabaseCPU = d.CPUPercent
+		}
+	}
 	after, serr := smp.Sample(ctx)
 	if err != nil {
 		return out, err

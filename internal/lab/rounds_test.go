@@ -104,3 +104,57 @@ database: {max_connections: 30}
 		t.Errorf("run.json does not hold the comparison back")
 	}
 }
+
+// TestRoundsReadDatabaseCPU runs a bank service, then a string service,
+// each against its own second start in interleaved rounds: every arm
+// round on bank reads the CPU of PostgreSQL's whole tree (its backends
+// serve the pool's connections, so it is busy whenever the service is),
+// and no round on string reads any, having no database.
+func TestRoundsReadDatabaseCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and four services")
+	}
+	root, cat := testRoot(t)
+	for _, w := range []struct{ workload, service string }{{"bank", "broken-bank"}, {"string", "leaky-string"}} {
+		p := parseTestPlan(t, cat, `name: dbcpu
+implementations: [`+w.service+`]
+workloads: [`+w.workload+`]
+verify: quick
+aa: true
+round: 500ms
+settle: 200ms
+measure_max: 6s
+load:
+  levels: [2]
+  duration: 1s
+  warmup: 1s
+database: {max_connections: 30}
+`)
+		rn := &Runner{Steps: testSteps, Root: root, ResultsDir: resultsDir(t), Command: "go test", NoiseSeconds: -1}
+		_, rec, err := rn.Run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noDescendants(t)
+		if len(rec.Comparisons) != 1 || len(rec.Comparisons[0].Rounds) == 0 {
+			t.Fatalf("%s: %d comparisons, want one with rounds", w.workload, len(rec.Comparisons))
+		}
+		c := rec.Comparisons[0]
+		var read []float64
+		for _, r := range c.Rounds {
+			for _, a := range r.Arms {
+				read = append(read, a.DatabaseCPU)
+				switch {
+				case w.workload == "bank" && a.DatabaseCPU <= 0:
+					t.Errorf("bank start %d round %d %s: database CPU %g, want PostgreSQL's tree read", r.Start, r.Index, a.Arm, a.DatabaseCPU)
+				case w.workload == "string" && a.DatabaseCPU != 0:
+					t.Errorf("string start %d round %d %s: database CPU %g, want none", r.Start, r.Index, a.Arm, a.DatabaseCPU)
+				}
+			}
+		}
+		t.Logf("%s: database CPU per arm round, in percent of one CPU: %.1f", w.workload, read)
+		if d := c.Database; (w.workload == "bank") != (d != nil) || (d != nil && (d.Engine != "PostgreSQL" || d.Count == 0 || d.CPUs != p.Placement.DatabaseCPUs)) {
+			t.Errorf("%s: database %+v; want PostgreSQL on the placement's %q, on bank only", w.workload, d, p.Placement.DatabaseCPUs)
+		}
+	}
+}

@@ -269,6 +269,9 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 		row := ScorecardRow{Stack: s, Best: map[string]bool{}}
 		f := figures(v, s)
 		row.Throughput = fmt.Sprintf("%s req/s%s", human.Count(f.Throughput), nextText(v.Pairs, s))
+		if n := wording.DatabaseNote(v, s); n != "" {
+			row.Throughput += " (" + n + ")"
+		}
 		if at != nil {
 			fa := figures(at.Verdict, s)
 			switch why, over := at.Verdict.Overloaded[s]; {

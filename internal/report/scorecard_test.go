@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/showdownlab/showdown/internal/interleave"
 	"github.com/showdownlab/showdown/internal/results"
 )
 
@@ -133,5 +134,33 @@ func TestScorecardNamesLeaks(t *testing.T) {
 	}
 	if want := "contract not checked; no leak"; got["tight"] != want {
 		t.Errorf("tight: %q, want %q", got["tight"], want)
+	}
+}
+
+// TestScorecardDatabaseBound: a bank comparison whose rounds read the
+// database over results.DatabaseBoundPercent under one stack marks that
+// stack's throughput cell with the database's share, and only that one.
+func TestScorecardDatabaseBound(t *testing.T) {
+	c := &results.Comparison{Workload: "bank", Level: 50, Model: "closed", Arms: []string{"go-stdlib", "node-http"}, Precision: 0.03,
+		Database: &results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1}}
+	for s := 1; s <= 2; s++ {
+		for r := 1; r <= 6; r++ {
+			jitter := 1 + 0.01*float64((r*7+s)%5-2)
+			c.Rounds = append(c.Rounds, results.Round{Start: s, Index: r, Arms: []results.ArmRound{
+				{Arm: "go-stdlib", Throughput: 2000 * jitter, Seconds: 2, Samples: 4000, ServiceCPU: 60, GeneratorCPU: 30, DatabaseCPU: 95},
+				{Arm: "node-http", Throughput: 1000 / jitter, Seconds: 2, Samples: 2000, ServiceCPU: 90, GeneratorCPU: 20, DatabaseCPU: 50},
+			}})
+		}
+	}
+	c.Verdict = interleave.JudgeWith(c, c.Precision, "")
+	scs := scorecards(&results.Run{Comparisons: []*results.Comparison{c}})
+	if len(scs) != 1 || len(scs[0].Rows) != 2 {
+		t.Fatalf("scorecards %+v: want one of two rows", scs)
+	}
+	for _, r := range scs[0].Rows {
+		marked := strings.Contains(r.Throughput, "(database-bound: PostgreSQL 95% of CPU 1)")
+		if want := r.Stack == "go-stdlib"; marked != want || (!want && strings.Contains(r.Throughput, "database-bound")) {
+			t.Errorf("%s: throughput %q; want it marked database-bound: %v", r.Stack, r.Throughput, want)
+		}
 	}
 }

@@ -50,6 +50,9 @@ type Comparison struct {
 	// rounds.
 	Busy    bool              `json:"busy,omitempty"`
 	LeftOut map[string]string `json:"left_out,omitempty"`
+	// Database is the workload's database server and the CPUs it ran
+	// on; nil for a workload without one.
+	Database *DatabaseCPUs `json:"database,omitempty"`
 	// Rounds in the order they ran, over every start.
 	Rounds []Round `json:"rounds"`
 	// Verdict is the ranking with an interval on every adjacent pair.
@@ -129,6 +132,12 @@ type ArmRound struct {
 	StealPercent      float64 `json:"steal_percent"`
 	OtherServiceCPU   float64 `json:"other_service_cpu_percent"`
 	OtherGeneratorCPU float64 `json:"other_generator_cpu_percent"`
+	// DatabaseCPU is the CPU the workload's database server used during
+	// the interval, its whole process tree (PostgreSQL's postmaster and a
+	// backend per connection), in percent of one CPU: 150 is one and a
+	// half CPUs busy. 0: the workload has no database, or it was not
+	// read. Comparison.Database says which CPUs the server had.
+	DatabaseCPU float64 `json:"database_cpu,omitempty"`
 	// Disturbed says how the machine disturbed the interval, judged from
 	// this record alone (interleave.Disturbed); such an interval is
 	// measured again and left out of the verdict.
@@ -213,6 +222,16 @@ type Verdict struct {
 	// used more than GeneratorBoundPercent of its CPUs on average, with
 	// that figure: their figures may be the generator's.
 	GeneratorBound map[string]float64 `json:"generator_bound,omitempty"`
+	// DatabaseBound lists the arms during whose rounds the workload's
+	// database had no room left on its CPUs (DatabaseBoundPercent), with
+	// the database's mean CPU over those rounds in percent of its CPUs:
+	// their throughput is the database's, not the service's.
+	// WithGenerator gives, where the database shares the generator's
+	// CPUs, the two's mean CPU together over those CPUs for the same
+	// arms; Database says which server and CPUs (the comparison's).
+	DatabaseBound map[string]float64 `json:"database_bound,omitempty"`
+	WithGenerator map[string]float64 `json:"database_with_generator,omitempty"`
+	Database      *DatabaseCPUs      `json:"database,omitempty"`
 	// Unresolved names the pairs whose interval is wider than the
 	// precision, and what they would need.
 	Unresolved []string `json:"unresolved,omitempty"`
@@ -330,6 +349,32 @@ type Growth struct {
 // GeneratorBoundPercent is the generator's CPU, in percent of its CPUs,
 // above which an arm or a level is marked generator-bound.
 const GeneratorBoundPercent = 80
+
+// DatabaseBoundPercent is the database's mean CPU over an arm's rounds,
+// in percent of the CPUs it is pinned to, above which the arm is marked
+// database-bound: the server has no room left there, so the service
+// waits on it and its throughput is the database's. It is the
+// generator's line (GeneratorBoundPercent) for the same reason: past it
+// the runnable work queues for the CPUs. Where the database shares the
+// generator's CPUs (the placement of a small host), the two's CPU
+// together over those CPUs is judged against it instead: those CPUs are
+// full whoever fills them, and every request crosses both, so the
+// throughput measures them, not the service; there an arm whose
+// generator alone is over GeneratorBoundPercent is named generator-bound
+// only.
+const DatabaseBoundPercent = 80
+
+// DatabaseCPUs is where a comparison's database server ran.
+type DatabaseCPUs struct {
+	// Engine names the server: "PostgreSQL" or "MariaDB".
+	Engine string `json:"engine"`
+	// CPUs is the placement's database_cpus (taskset's list form) and
+	// Count how many CPUs that is; 0 when unknown (no verdict on it).
+	CPUs  string `json:"cpus"`
+	Count int    `json:"count"`
+	// WithGenerator reports that they are the generator's CPUs too.
+	WithGenerator bool `json:"with_generator,omitempty"`
+}
 
 // GeneratorNote is how the report marks a generator-bound level or cell:
 // "generator-bound, generator 87% of 1 CPU".

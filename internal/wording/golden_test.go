@@ -112,6 +112,18 @@ func TestGolden(t *testing.T) {
 	}
 	line(Answer(caps[0]))
 	line("# Probe on a host's lateness", Probe(hostLate, results.UnitRate))
+	// The database-bound line: on a CPU of its own under every stack,
+	// on two under one of them, and sharing the generator's.
+	dbv := func(d *results.DatabaseCPUs, bound, with map[string]float64) *results.Verdict {
+		return &results.Verdict{Metric: "throughput", Ranking: []string{"go-stdlib", "node-http"}, Database: d, DatabaseBound: bound, WithGenerator: with}
+	}
+	line("# DatabaseBound",
+		DatabaseBound(dbv(&results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1}, map[string]float64{"go-stdlib": 96, "node-http": 96}, nil)),
+		DatabaseBound(dbv(&results.DatabaseCPUs{Engine: "MariaDB", CPUs: "2-3", Count: 2}, map[string]float64{"go-stdlib": 88}, nil)),
+		DatabaseBound(dbv(&results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1, WithGenerator: true}, map[string]float64{"go-stdlib": 61, "node-http": 58}, map[string]float64{"go-stdlib": 97, "node-http": 92})))
+	line("# DatabaseNote",
+		DatabaseNote(dbv(&results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1}, map[string]float64{"go-stdlib": 96}, nil), "go-stdlib"),
+		DatabaseNote(dbv(&results.DatabaseCPUs{Engine: "PostgreSQL", CPUs: "1", Count: 1, WithGenerator: true}, map[string]float64{"go-stdlib": 61}, map[string]float64{"go-stdlib": 97}), "go-stdlib"))
 
 	path := filepath.Join("testdata", "words.golden")
 	if *update {

@@ -7,6 +7,7 @@ package wording
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ func Pair(p results.PairRatio, metric string) string {
 }
 
 // Verdict is the verdict's statements, in order: every adjacent pair,
-// the generator-bound arms, the A/A check and what is not within the
+// the generator-bound arms, the database-bound ones, the A/A check and what is not within the
 // precision.
 func Verdict(v *results.Verdict) []string {
 	var out []string
@@ -80,6 +81,9 @@ func Verdict(v *results.Verdict) []string {
 	for _, arm := range arms {
 		out = append(out, fmt.Sprintf("%s is generator-bound: the generator used %.0f%% of its CPUs during its rounds, so its figures may be the generator's", arm, v.GeneratorBound[arm]))
 	}
+	if l := DatabaseBound(v); l != "" {
+		out = append(out, l)
+	}
 	if v.AA != nil {
 		out = append(out, "A/A (the machine against itself): "+Pair(*v.AA, v.Metric))
 	}
@@ -106,6 +110,74 @@ func Verdict(v *results.Verdict) []string {
 		out = append(out, Slower(s))
 	}
 	return out
+}
+
+// DatabaseBound says which arms' figures are their database's, "" for
+// none: "PostgreSQL used 96% of CPU 1 during the rounds of every stack:
+// throughput measures PostgreSQL, not the services; compare CPU per
+// request and memory", or, where the database shares the generator's
+// CPUs, what the two used of them together.
+func DatabaseBound(v *results.Verdict) string {
+	d := v.Database
+	if d == nil || len(v.DatabaseBound) == 0 {
+		return ""
+	}
+	arms := make([]string, 0, len(v.DatabaseBound))
+	for arm := range v.DatabaseBound {
+		arms = append(arms, arm)
+	}
+	sort.Strings(arms)
+	who := "every stack"
+	for _, arm := range v.Ranking {
+		if _, ok := v.DatabaseBound[arm]; !ok {
+			who = strings.Join(arms, ", ")
+			break
+		}
+	}
+	cpus := cpusOf(d)
+	advice := "compare CPU per request and memory"
+	if d.WithGenerator {
+		return fmt.Sprintf("%s and the generator share %s and together used %s of it during the rounds of %s (%s %s): %s is full, so %s measures it, not the services; %s",
+			d.Engine, cpus, percents(v.WithGenerator), who, d.Engine, percents(v.DatabaseBound), cpus, v.Metric, advice)
+	}
+	return fmt.Sprintf("%s used %s of %s during the rounds of %s: %s measures %s, not the services; %s",
+		d.Engine, percents(v.DatabaseBound), cpus, who, v.Metric, d.Engine, advice)
+}
+
+// DatabaseNote marks a database-bound arm's figure, "" for an arm that
+// is not: "database-bound: PostgreSQL 96% of CPU 1", or "database-bound:
+// PostgreSQL and the generator 95% of CPU 1" where the two share it.
+func DatabaseNote(v *results.Verdict, arm string) string {
+	d := v.Database
+	p, ok := v.DatabaseBound[arm]
+	if d == nil || !ok {
+		return ""
+	}
+	cpus := cpusOf(d)
+	if w, ok := v.WithGenerator[arm]; ok && d.WithGenerator {
+		return fmt.Sprintf("database-bound: %s and the generator %.0f%% of %s", d.Engine, w, cpus)
+	}
+	return fmt.Sprintf("database-bound: %s %.0f%% of %s", d.Engine, p, cpus)
+}
+
+// cpusOf names a database's CPUs: "CPU 1", "CPUs 2-3".
+func cpusOf(d *results.DatabaseCPUs) string {
+	if d.Count > 1 {
+		return "CPUs " + d.CPUs
+	}
+	return "CPU " + d.CPUs
+}
+
+// percents says a set of percentages: "96%", or their range "88–96%".
+func percents(m map[string]float64) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range m {
+		lo, hi = min(lo, p), max(hi, p)
+	}
+	if math.Round(lo) == math.Round(hi) {
+		return fmt.Sprintf("%.0f%%", hi)
+	}
+	return fmt.Sprintf("%.0f–%.0f%%", lo, hi)
 }
 
 // AgainstBest says every arm's p99 against the best's, in one line:
