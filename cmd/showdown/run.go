@@ -128,7 +128,13 @@ func executePlan(st *state, root string, p *plan.Plan, resultsDir, command strin
 		if rerr != nil {
 			fmt.Fprintf(st.stderr, "showdown: report: %v\n", rerr)
 		}
-		if md, err := os.ReadFile(filepath.Join(dir, results.MarkdownSummaryFile)); err == nil {
+		// The terminal gets the answer's narrow form where it has one
+		// (report.TerminalWidth columns); summary.md keeps the wide table.
+		if res, lerr := report.Load(dir); lerr == nil && report.HasTerminalForm(res) {
+			fmt.Fprintln(st.stdout)
+			report.WriteTerminal(st.stdout, res, report.TerminalWidth)
+			fmt.Fprintf(st.stdout, "\nevery ratio's interval, the verdict's every line and the wide table: %s\n", filepath.Join(dir, results.MarkdownSummaryFile))
+		} else if md, err := os.ReadFile(filepath.Join(dir, results.MarkdownSummaryFile)); err == nil {
 			fmt.Fprintf(st.stdout, "\n%s", md)
 		}
 		fmt.Fprintf(st.stdout, "\nresults: %s\n", dir)

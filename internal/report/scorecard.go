@@ -186,20 +186,7 @@ func scorecards(r *results.Run) []*Scorecard {
 // and, where the run has one, its first comparison at a rate.
 func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	sc := &Scorecard{Workload: c.Workload, Level: c.Level, Host: r.Machine.HostFloor}
-	var at, busy, contrast *results.Comparison
-	for _, x := range r.Comparisons {
-		if !x.AtRate || x.Workload != c.Workload || x.Verdict == nil {
-			continue
-		}
-		switch {
-		case x.Busy:
-			busy = cmpOr(busy, x)
-		case x.Contrast:
-			contrast = cmpOr(contrast, x)
-		default:
-			at = cmpOr(at, x)
-		}
-	}
+	at, busy, contrast := rateComparisons(r, c.Workload)
 	if at == nil {
 		sc.Missing = append(sc.Missing, "faster and CPU per request: this run drove no rate common to every stack (a plan's at_rate)")
 	} else {
@@ -450,6 +437,26 @@ func correctText(srs []*results.ServiceRun, leaks []string, checked bool) string
 		parts = append(parts, "leaks not checked")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// rateComparisons are workload's first judged comparisons at a rate:
+// at R, at the busy rate, and at R under the contrasting shape (each nil
+// when the run has none).
+func rateComparisons(r *results.Run, workload string) (at, busy, contrast *results.Comparison) {
+	for _, x := range r.Comparisons {
+		if !x.AtRate || x.Workload != workload || x.Verdict == nil {
+			continue
+		}
+		switch {
+		case x.Busy:
+			busy = cmpOr(busy, x)
+		case x.Contrast:
+			contrast = cmpOr(contrast, x)
+		default:
+			at = cmpOr(at, x)
+		}
+	}
+	return at, busy, contrast
 }
 
 // cmpOr is the first of a comparison kind: a, or x when a is nil.
