@@ -22,7 +22,7 @@ func init() {
 
 func runReport(st *state, args []string) error {
 	fs := newFlagSet(st, "report", "[flags] RESULTS\n\nRESULTS is a 'showdown run' results folder, a 'showdown attack --out' folder,\na JMeter results file in CSV form (.jtl) or a k6 JSON output (k6 run --out json=FILE).\nWithout --format, writes report.html and summary.md next to the results and prints their paths.\nThe verdicts of a showdown run are judged again from its rounds and probes with this version's\nestimator (--as-recorded keeps them as the run recorded them).")
-	format := fs.String("format", "", "write only this `format`: html, md, json or csv (to --out, or standard output)")
+	format := fs.String("format", "", "write only this `format`: html, md, json, csv, or terminal (the answer as make run prints it) (to --out, or standard output)")
 	out := fs.String("out", "", "write to `file` instead (with --format; \"-\" is standard output)")
 	p99 := fs.Duration("acceptable-p99", report.DefaultAcceptableP99Ms*time.Millisecond, "the headline's acceptable latency: the best throughput with a median p99 at most `d`")
 	asRecorded := fs.Bool("as-recorded", false, "keep the verdicts as the run recorded them instead of judging them again with this version's estimator")
@@ -35,9 +35,9 @@ func runReport(st *state, args []string) error {
 		return usageError{err: fmt.Errorf("one results folder or file, got %d", len(args)), hint: "showdown report results/20260101T000000Z-default"}
 	}
 	switch *format {
-	case "", report.FormatHTML, report.FormatMarkdown, report.FormatJSON, report.FormatCSV:
+	case "", report.FormatHTML, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatTerminal:
 	default:
-		return usageError{err: fmt.Errorf("--format %q: want html, md, json or csv", *format)}
+		return usageError{err: fmt.Errorf("--format %q: want html, md, json, csv or terminal", *format)}
 	}
 	if *p99 <= 0 || *errPct < 0 || *errPct > 100 {
 		return usageError{err: fmt.Errorf("--acceptable-p99 must be positive and --acceptable-errors within 0-100"), hint: "--acceptable-p99 250ms --acceptable-errors 0.1"}

@@ -25,6 +25,9 @@ const (
 	FormatMarkdown = "md"
 	FormatJSON     = "json"
 	FormatCSV      = "csv"
+	// FormatTerminal is the answer as make run prints it (WriteTerminal),
+	// for a run with a scorecard.
+	FormatTerminal = "terminal"
 )
 
 // WriteFormat writes res in one of the formats (FormatHTML, ...).
@@ -38,8 +41,14 @@ func WriteFormat(w io.Writer, res *Results, format string, opts ...Option) error
 		return WriteJSON(w, res, opts...)
 	case FormatCSV:
 		return WriteCSV(w, res, opts...)
+	case FormatTerminal:
+		if !HasTerminalForm(res, opts...) {
+			return fmt.Errorf("format terminal: this run has no scorecard (no interleaved rounds); use md")
+		}
+		WriteTerminal(w, res, TerminalWidth, opts...)
+		return nil
 	}
-	return fmt.Errorf("unknown format %q (html, md, json or csv)", format)
+	return fmt.Errorf("unknown format %q (html, md, json, csv or terminal)", format)
 }
 
 // Files written into a results folder by WriteFiles.

@@ -110,7 +110,11 @@ func writeTerminalCard(w io.Writer, r *results.Run, sc *Scorecard, unit string, 
 		say(fmt.Sprintf("fewer resources at R (CPU per request at %d req/s)", at.Level), cpuChain(v))
 	}
 	if busy != nil && len(busy.Verdict.Ranking) > 0 {
-		say(fmt.Sprintf("under load (p99 at %d req/s)", busy.Level), firstOf(wording.AgainstBest(busy.Verdict), wording.Ranking(busy.Verdict)))
+		text := firstOf(wording.AgainstBest(busy.Verdict), wording.Ranking(busy.Verdict))
+		if len(busy.Verdict.Ranking) == 1 {
+			text = "only " + busy.Verdict.Ranking[0] + " carried it"
+		}
+		say(fmt.Sprintf("under load (p99 at %d req/s)", busy.Level), text)
 	}
 	say("still correct", correctSummary(sc))
 	for _, m := range sc.Missing {
