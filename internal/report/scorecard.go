@@ -110,18 +110,24 @@ func band(lo, hi float64, say func(float64) string) string {
 // ScorecardRow is one stack's cells. Each cell is its text; Best marks
 // the columns in which it is best (by the column's key).
 type ScorecardRow struct {
-	Stack      string          `json:"stack"`
-	Throughput string          `json:"throughput"`
-	P99        string          `json:"p99_at_rate"`
-	P99Busy    string          `json:"p99_at_busy_rate"`
-	CPU        string          `json:"cpu_per_request_at_rate"`
-	RSSAtRate  string          `json:"rss_at_rate"`
-	RSSAtLevel string          `json:"rss_at_level"`
-	Idle       string          `json:"rss_idle"`
-	Startup    string          `json:"startup"`
-	Size       string          `json:"size"`
-	Correct    string          `json:"correct"`
-	Best       map[string]bool `json:"best,omitempty"`
+	Stack      string `json:"stack"`
+	Throughput string `json:"throughput"`
+	P99        string `json:"p99_at_rate"`
+	P99Busy    string `json:"p99_at_busy_rate"`
+	CPU        string `json:"cpu_per_request_at_rate"`
+	RSSAtRate  string `json:"rss_at_rate"`
+	RSSAtLevel string `json:"rss_at_level"`
+	Idle       string `json:"rss_idle"`
+	Startup    string `json:"startup"`
+	Size       string `json:"size"`
+	Correct    string `json:"correct"`
+	// Writes are the rows the audits held against the stack's answers,
+	// and AuditHeld of AuditStarts the starts whose invariants held (a
+	// workload whose rows are counted only).
+	Writes      results.Writes  `json:"writes,omitempty"`
+	AuditHeld   int             `json:"audit_held,omitempty"`
+	AuditStarts int             `json:"audit_starts,omitempty"`
+	Best        map[string]bool `json:"best,omitempty"`
 }
 
 // ScorecardColumns are the scorecard's columns: key, title.
@@ -240,7 +246,7 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 	})
 	best["size"] = least(stacks, func(s string) float64 { return sizeOf(runs[s]) })
 	leaks := map[string][]string{}
-	for _, x := range []*results.Comparison{c, at} {
+	for _, x := range []*results.Comparison{c, at, busy, contrast} {
 		if x == nil {
 			continue
 		}
@@ -284,8 +290,9 @@ func scorecardOf(r *results.Run, c *results.Comparison) *Scorecard {
 			row.Size = "unknown"
 		}
 		row.Correct = correctText(runs[s], leaks[s], len(c.Verdict.Leaks) > 0)
-		if a := auditText(r, c.Workload, s, runs[s]); a != "" {
+		if a, w, held, starts := audited(r, c.Workload, s, runs[s]); a != "" {
 			row.Correct += "; " + a
+			row.Writes, row.AuditHeld, row.AuditStarts = w, held, starts
 		}
 		for key, b := range best {
 			if b == s {
@@ -550,6 +557,13 @@ func busyText(busy *results.Comparison, arm string) string {
 // the stacks sharing them broke the same invariant alone). "" for a
 // workload whose rows are not counted.
 func auditText(r *results.Run, workload, stack string, runs []*results.ServiceRun) string {
+	text, _, _, _ := audited(r, workload, stack, runs)
+	return text
+}
+
+// audited is auditText with the counts it says: the rows, and the
+// starts whose invariants held of those audited.
+func audited(r *results.Run, workload, stack string, runs []*results.ServiceRun) (string, results.Writes, int, int) {
 	var writes results.Writes
 	starts, held := 0, 0
 	broken := map[string]bool{}
@@ -591,7 +605,7 @@ func auditText(r *results.Run, workload, stack string, runs []*results.ServiceRu
 		}
 	}
 	if len(writes) == 0 {
-		return ""
+		return "", nil, 0, 0
 	}
 	kinds := make([]string, 0, len(writes))
 	for k := range writes {
@@ -621,7 +635,7 @@ func auditText(r *results.Run, workload, stack string, runs []*results.ServiceRu
 	case starts > 0:
 		out += fmt.Sprintf("; invariants held in %d of %d starts", held, starts)
 	}
-	return out
+	return out, writes, held, starts
 }
 
 // brokeAlone reports whether one of arms broke invariant check at its

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -158,25 +159,37 @@ func shortCell(key, cell string) string {
 // was flagged with its cell, or that none was, with the audits' counts
 // where the workload's rows were held against its answers.
 func correctSummary(sc *Scorecard) string {
-	var flagged, audits []string
+	var flagged []string
+	var writes results.Writes
+	held, starts := 0, 0
 	for _, row := range sc.Rows {
 		if shortCell("correct", row.Correct) != "ok" {
 			flagged = append(flagged, row.Stack+": "+row.Correct)
 		}
-		if _, a, ok := strings.Cut(row.Correct, "; "); ok && strings.Contains(a, "answered as written") {
-			i := strings.Index(row.Correct, "answered as written")
-			start := strings.LastIndex(row.Correct[:i], "; ") + 2
-			audits = append(audits, row.Stack+" "+strings.TrimSuffix(row.Correct[start:], "; no leak"))
-		}
+		writes = writes.Add(row.Writes)
+		held, starts = held+row.AuditHeld, starts+row.AuditStarts
 	}
 	if len(flagged) > 0 {
 		return strings.Join(flagged, "; ")
 	}
 	out := "every stack passed its contract on every start, no leak"
-	if len(audits) > 0 {
-		out += "; " + strings.Join(audits, "; ")
+	if len(writes) == 0 {
+		return out
 	}
-	return out
+	kinds := make([]string, 0, len(writes))
+	for k := range writes {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	var lost, extra int64
+	for _, k := range kinds {
+		parts = append(parts, thousands(writes[k].Answered)+" "+writtenLabel(k))
+		lost += writes[k].Lost()
+		extra += writes[k].Extra()
+	}
+	return out + fmt.Sprintf("; every stack's rows held against its answers (%s answered as written: %s lost, %s written past them); invariants held in %d of %d stack starts",
+		strings.Join(parts, ", "), thousands(lost), thousands(extra), held, starts)
 }
 
 // cpuChain is the ranking on CPU per request at a rate, each pair's
