@@ -450,16 +450,17 @@ func Capacity(c *results.Capacity) string {
 // search found an edge.
 func heldCapacity(c *results.Capacity) string {
 	u := c.Units()
-	var out string
+	held, _ := heldStarts(c)
 	switch {
 	case c.LowerBound && c.Low > 0:
-		out = fmt.Sprintf("held at least %s %s (a lower bound: %s)", Amount(c.Low, u), u, c.Reason)
+		return fmt.Sprintf("held at least %s %s (%s; a lower bound: %s)", Amount(c.Low, u), u, heldIn(c), c.Reason) + searchEdge(c) + heldWide(c) + floorSuffix(c)
 	case c.Rate == 0:
 		return "none held: " + c.Reason + searchEdge(c) + floorSuffix(c)
-	default:
-		out = fmt.Sprintf("held %s %s [%s, %s]", Amount(c.Rate, u), u, Amount(c.Low, u), Amount(c.High, u))
+	case len(held) < 2:
+		// One start's rate has no interval: Unsettled says so.
+		return fmt.Sprintf("held %s %s", Amount(c.Rate, u), u) + Held(c) + floorSuffix(c)
 	}
-	return out + Held(c) + floorSuffix(c)
+	return fmt.Sprintf("held %s %s [%s, %s]", Amount(c.Rate, u), u, Amount(c.Low, u), Amount(c.High, u)) + Held(c) + floorSuffix(c)
 }
 
 // searchEdge is "; the search's edge 51400" for a capacity confirmed in
@@ -488,7 +489,11 @@ func heldStarts(c *results.Capacity) (held []float64, confirmed int) {
 // Unsettled says why a capacity's held interval is too wide to use
 // (results.Capacity.Unsettled): "two starts held 39000 and 44000 req/s,
 // an interval [9000, 74000] wider than ±25%"; "" when it is not.
-func Unsettled(c *results.Capacity) string {
+func Unsettled(c *results.Capacity) string { return unsettled(c, true) }
+
+// unsettled is Unsettled, the interval's ends left out without
+// withInterval (where the line already says them).
+func unsettled(c *results.Capacity, withInterval bool) string {
 	if !c.Unsettled() {
 		return ""
 	}
@@ -506,14 +511,17 @@ func Unsettled(c *results.Capacity) string {
 		who = fmt.Sprintf("%s of %s starts", Number(len(held)), Number(confirmed))
 	}
 	text := fmt.Sprintf("%s held %s %s", who, And(rates), u)
-	iv := fmt.Sprintf("[%s, %s]", Amount(c.Low, u), Amount(c.High, u))
+	iv := "an interval"
+	if withInterval {
+		iv += fmt.Sprintf(" [%s, %s]", Amount(c.Low, u), Amount(c.High, u))
+	}
 	switch {
 	case len(held) < 2:
 		return text + ", too few for an interval"
 	case c.Low <= 0:
-		return text + ", an interval " + iv + " reaching zero"
+		return text + ", " + iv + " reaching zero"
 	}
-	return fmt.Sprintf("%s, an interval %s wider than ±%.0f%%", text, iv, 100*results.HeldHalfWidth)
+	return fmt.Sprintf("%s, %s wider than ±%.0f%%", text, iv, 100*results.HeldHalfWidth)
 }
 
 // Number is n in words up to ten ("two"), in figures beyond.
@@ -715,6 +723,12 @@ func Held(c *results.Capacity) string {
 
 // heldPerStart is Held of a capacity confirmed in every start.
 func heldPerStart(c *results.Capacity) string {
+	return " (" + heldIn(c) + ")" + searchEdge(c) + heldWide(c)
+}
+
+// heldIn is "2 × 30 s in each start": how long the held rates held, and
+// in how many of the confirmed starts.
+func heldIn(c *results.Capacity) string {
 	held, confirmed := heldStarts(c)
 	runs := ""
 	for _, b := range c.Brackets {
@@ -723,15 +737,34 @@ func heldPerStart(c *results.Capacity) string {
 			break
 		}
 	}
-	in := "in each start"
 	if len(held) < confirmed {
-		in = fmt.Sprintf("in %s of %s starts", Number(len(held)), Number(confirmed))
+		return fmt.Sprintf("%s in %s of %s starts", runs, Number(len(held)), Number(confirmed))
 	}
-	out := fmt.Sprintf(" (%s %s)", runs, in) + searchEdge(c)
-	if why := Unsettled(c); why != "" {
-		out += "; " + why + ": a " + Ordinal(confirmed+1) + " start would narrow this"
+	return runs + " in each start"
+}
+
+// heldWide is "; two starts held 39000 and 44000 req/s, an interval
+// reaching zero: a third start would narrow this" for a capacity whose
+// held interval is too wide to use; "" otherwise.
+func heldWide(c *results.Capacity) string {
+	why := unsettled(c, false)
+	if why == "" {
+		return ""
 	}
-	return out
+	_, confirmed := heldStarts(c)
+	next := Ordinal(confirmed + 1)
+	return "; " + why + ": " + article(next) + " " + next + " start would narrow this"
+}
+
+// article is "an" before a word said with a vowel first ("eighth",
+// "11th", "18th"), "a" before others.
+func article(w string) string {
+	for _, p := range []string{"e", "8", "11", "18"} {
+		if strings.HasPrefix(w, p) && (p != "11" && p != "18" || len(w) == 4) {
+			return "an"
+		}
+	}
+	return "a"
 }
 
 // heldRuns is "2 × 30 s", the runs in a row that held at b.Held.
