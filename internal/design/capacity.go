@@ -70,7 +70,11 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 			x.rec.Capacities = append(x.rec.Capacities, c)
 		}
 	}
-	b.Say("capacity at %s: %d starts, resolution %v, each probe %s", p.SLO.String(), p.MinStarts(), p.Capacity.Resolution, capacity.ProbeRule(p))
+	starts := fmt.Sprintf("%d starts", p.MinStarts())
+	if p.MaxStarts() > p.MinStarts() {
+		starts += fmt.Sprintf(" (up to %d while a held interval is too wide)", p.MaxStarts())
+	}
+	b.Say("capacity at %s: %s, resolution %v, each probe %s, each start's edge held %v", p.SLO.String(), starts, p.Capacity.Resolution, capacity.ProbeRule(p), time.Duration(p.Capacity.Confirm))
 	if len(x.rec.Capacities) > 0 {
 		if w := wording.FloorWarning(x.rec.Capacities[0]); w != "" {
 			b.Warn("%s", w)
