@@ -146,9 +146,9 @@ func (x *search) judgeCapacities() {
 
 // another decides whether start trial, past the plan's trials, is run:
 // while some capacity's held interval is too wide to use
-// (results.Capacity.Unsettled), as interleaved rounds add starts while a pair is
-// not precise, within trials_max and, with a budget, when the longest
-// start so far still fits in what is left of it.
+// (results.Capacity.Unsettled), as interleaved rounds add starts while
+// a pair is not precise, within trials_max and, with a budget, when the
+// longest start so far still fits in what is left of it.
 func (x *search) another(trial int, deadline time.Time, longest time.Duration) bool {
 	var wide []string
 	for _, c := range x.rec.Capacities {
@@ -443,7 +443,7 @@ func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []A
 		for _, rate := range capacity.ConfirmRates(br.Pass, c.Units(), float64(p.Capacity.Resolution)) {
 			if ctx.Err() != nil || l.Exited() {
 				br.Confirmed = false // cut short: says nothing of what holds
-				return
+				break
 			}
 			// A rate holds when it meets the objective in ConfirmHolds runs
 			// in a row: one pass over 30 s near the knee can be luck.

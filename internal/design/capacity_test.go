@@ -162,3 +162,26 @@ func TestCapacityAddsStarts(t *testing.T) {
 		t.Errorf("%q, want it to end %q", text, want)
 	}
 }
+
+// TestCapacityAnotherStart: a start is added for a held interval too
+// wide to use only while the budget left holds the longest start so far.
+func TestCapacityAnotherStart(t *testing.T) {
+	b := newFakeBench(t, testPlan(t, capacityPlan), steady)
+	wide := &results.Capacity{Arm: "go-stdlib", Workload: "string", Rate: 41500, Low: 9735, High: 73265, SearchRate: 51400,
+		Brackets: []results.Bracket{{Start: 1, Pass: 46386, Confirmed: true, Held: 39000}, {Start: 2, Pass: 55808, Confirmed: true, Held: 44000}}}
+	b.rec.Capacities = []*results.Capacity{wide}
+	x := &search{b: b, p: b.p, rec: b.rec}
+	if x.another(3, time.Now().Add(30*time.Second), time.Minute) {
+		t.Errorf("start 3 added with 30 s of the budget left and starts of a minute")
+	}
+	if !strings.Contains(strings.Join(b.said, "\n"), "no start 3: 30s of the budget left, and a start takes about 1m0s") {
+		t.Errorf("said %q, want why no start was added", b.said)
+	}
+	if !x.another(3, time.Time{}, time.Minute) || len(x.added) != 1 || !strings.HasPrefix(x.added[0], "start 3, as go-stdlib on string: two starts held 39000 and 44000 req/s") {
+		t.Errorf("no budget: added %q, want start 3 and why", x.added)
+	}
+	wide.Brackets[1].Held, wide.Low, wide.High = 40000, 38000, 41000
+	if x.another(4, time.Time{}, time.Minute) {
+		t.Errorf("start 4 added for a settled interval")
+	}
+}
