@@ -503,14 +503,14 @@ func unsettled(c *results.Capacity, withInterval bool) string {
 	for _, r := range held {
 		rates = append(rates, Amount(r, u))
 	}
-	who := Number(len(held)) + " starts"
+	who := number(len(held)) + " starts"
 	switch {
 	case len(held) == 1 && confirmed == 1:
 		who = "one start"
 	case len(held) < confirmed:
-		who = fmt.Sprintf("%s of %s starts", Number(len(held)), Number(confirmed))
+		who = fmt.Sprintf("%s of %s starts", number(len(held)), number(confirmed))
 	}
-	text := fmt.Sprintf("%s held %s %s", who, And(rates), u)
+	text := fmt.Sprintf("%s held %s %s", who, and(rates), u)
 	iv := "an interval"
 	if withInterval {
 		iv += fmt.Sprintf(" [%s, %s]", Amount(c.Low, u), Amount(c.High, u))
@@ -524,8 +524,8 @@ func unsettled(c *results.Capacity, withInterval bool) string {
 	return fmt.Sprintf("%s, %s wider than ±%.0f%%", text, iv, 100*results.HeldHalfWidth)
 }
 
-// Number is n in words up to ten ("two"), in figures beyond.
-func Number(n int) string {
+// number is n in words up to ten ("two"), in figures beyond.
+func number(n int) string {
 	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
 	if n >= 0 && n < len(words) {
 		return words[n]
@@ -533,8 +533,8 @@ func Number(n int) string {
 	return fmt.Sprint(n)
 }
 
-// Ordinal is the n-th in words up to the tenth ("third"), "13th" beyond.
-func Ordinal(n int) string {
+// ordinal is the n-th in words up to the tenth ("third"), "13th" beyond.
+func ordinal(n int) string {
 	words := []string{"", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
 	if n > 0 && n < len(words) {
 		return words[n]
@@ -552,8 +552,8 @@ func Ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// And joins items as a sentence does: "a", "a and b", "a, b and c".
-func And(items []string) string {
+// and joins items as a sentence does: "a", "a and b", "a, b and c".
+func and(items []string) string {
 	if len(items) < 2 {
 		return strings.Join(items, "")
 	}
@@ -738,7 +738,7 @@ func heldIn(c *results.Capacity) string {
 		}
 	}
 	if len(held) < confirmed {
-		return fmt.Sprintf("%s in %s of %s starts", runs, Number(len(held)), Number(confirmed))
+		return fmt.Sprintf("%s in %s of %s starts", runs, number(len(held)), number(confirmed))
 	}
 	return runs + " in each start"
 }
@@ -752,7 +752,7 @@ func heldWide(c *results.Capacity) string {
 		return ""
 	}
 	_, confirmed := heldStarts(c)
-	next := Ordinal(confirmed + 1)
+	next := ordinal(confirmed + 1)
 	return "; " + why + ": " + article(next) + " " + next + " start would narrow this"
 }
 
@@ -807,16 +807,17 @@ func startHeld(c *results.Capacity, b results.Bracket) string {
 	return fmt.Sprintf("then held at no %s from %s down to %s %s", noun(u), Amount(b.Pass, u), Amount(lowest, u), u)
 }
 
-// AddedStarts are the lines that say which starts a capacity verdict's
-// plan ran past its trials and why: "start 3 added, as go-stdlib on
-// string: two starts held 39000 and 44000 req/s, an interval [9000,
-// 74000] reaching zero"; none when it added none.
+// AddedStarts are the lines that say how many starts a capacity
+// verdict's run added past the plan's trials, then each and why:
+// "start 3, as go-stdlib on string: two starts held 39000 and 44000
+// req/s, an interval [9735, 73265] wider than ±25%"; none when it added
+// none.
 func AddedStarts(v *results.CapacityVerdict) []string {
 	if v.AddedStarts == 0 {
 		return nil
 	}
 	out := []string{fmt.Sprintf("%s %s added past the plan's trials, a held interval being too wide to use (reaching zero, or wider than ±%.0f%%):",
-		Number(v.AddedStarts), plural(v.AddedStarts, "start", "starts"), 100*results.HeldHalfWidth)}
+		number(v.AddedStarts), plural(v.AddedStarts, "start", "starts"), 100*results.HeldHalfWidth)}
 	for _, a := range v.Added {
 		out = append(out, "  "+a)
 	}

@@ -112,8 +112,8 @@ func TestUnsettled(t *testing.T) {
 		t.Errorf("Capacity: %q, want %q", got, want)
 	}
 	for n, want := range map[int]string{2: "second", 3: "third", 11: "11th", 12: "12th", 21: "21st", 22: "22nd", 23: "23rd"} {
-		if got := Ordinal(n); got != want {
-			t.Errorf("Ordinal(%d) = %q, want %q", n, got, want)
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for w, want := range map[string]string{"third": "a", "eighth": "an", "eleventh": "an", "11th": "an", "18th": "an", "110th": "a", "81st": "an", "21st": "a"} {
@@ -121,7 +121,7 @@ func TestUnsettled(t *testing.T) {
 			t.Errorf("article(%q) = %q, want %q", w, got, want)
 		}
 	}
-	if got := And([]string{"a", "b", "c"}); got != "a, b and c" {
-		t.Errorf("And: %q", got)
+	if got := and([]string{"a", "b", "c"}); got != "a, b and c" {
+		t.Errorf("and: %q", got)
 	}
 }
