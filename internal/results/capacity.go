@@ -128,8 +128,10 @@ type Bracket struct {
 	HeldRuns    int     `json:"held_runs,omitempty"`
 }
 
-// HeldPerStart reports that c's starts were each confirmed, so that its
-// Rate, Low and High are the held rates' (capacity.Estimate).
+// HeldPerStart reports that c was confirmed start by start (a bracket
+// says its start's confirmation ran), so that its Rate, Low and High are
+// the held rates' (capacity.Estimate); runs recorded before confirmed
+// only their last start, and none of their brackets says so.
 func (c *Capacity) HeldPerStart() bool {
 	for _, b := range c.Brackets {
 		if b.Confirmed {
@@ -202,7 +204,7 @@ type CapacityVerdict struct {
 	// lower bounds, and why.
 	LowerBounds []string `json:"lower_bounds,omitempty"`
 	// AddedStarts counts the starts run past the plan's trials because
-	// a held interval was too wide to use (capacity.Unsettled), and
+	// a held interval was too wide to use (Capacity.Unsettled), and
 	// Added says, for each, which capacities were and how.
 	AddedStarts int      `json:"added_starts,omitempty"`
 	Added       []string `json:"added,omitempty"`
