@@ -19,8 +19,10 @@
 #   RESULTS is the results folder of a plan with slo (its run.json gives
 #   the interval and the objective); service defaults to go-stdlib,
 #   workload to string.
-# Then REPORTED_RUNS times (default 5) at the reported capacity (the rate
-# its confirmation held, else the estimate) for HOLD seconds (default 30):
+# Then REPORTED_RUNS times (default 5) at the reported capacity (the mean
+# of the rates its starts held; in runs recorded before every start was
+# confirmed, the rate its confirmation held, else the estimate) for HOLD
+# seconds (default 30):
 # the objective should hold in at least 4 of 5; and RUNS times at 1.1×
 # that rate for HOLD seconds, where it should miss. With WRK2 naming a
 # wrk2 binary (github.com/giltene/wrk2, built as bench/README.md says),

@@ -269,56 +269,27 @@ func Disturbed(pr results.Probe) string {
 	return ""
 }
 
-// ConfirmRates are the rates a capacity's confirmation tries, in order:
-// where it starts (ConfirmFrom), then each step back larger than the
-// last (ConfirmSteps), ConfirmSteps rates in all, none at or below zero.
-func ConfirmRates(c *results.Capacity, resolution float64) []float64 {
-	at := ConfirmFrom(c)
-	if at <= 0 {
+// ConfirmRates are the rates a start's confirmation tries, in order:
+// from, that start's own search edge (its bracket's passing rate), then
+// each step back larger than the last (ConfirmSteps), ConfirmSteps rates
+// in all, none at or below zero; a capacity in users steps in whole
+// users. It starts at the start's edge, not at the interval over starts:
+// with two or three starts that interval's lower end (a t quantile of
+// 12.7 with one degree of freedom) can lie far below every start's
+// bracket, where a confirmation holds trivially and says nothing.
+func ConfirmRates(from float64, unit string, resolution float64) []float64 {
+	if from <= 0 {
 		return nil
 	}
+	at := from
 	step := max(ConfirmStep, resolution)
 	out := make([]float64, 0, ConfirmSteps)
 	for i := 0; i < ConfirmSteps && at > 0; i++ {
 		out = append(out, at)
 		at *= 1 - float64(i+1)*step
-		if c.Units() == results.UnitUsers {
+		if unit == results.UnitUsers {
 			at = math.Floor(at)
 		}
 	}
 	return out
-}
-
-// ConfirmFrom is the first rate a capacity's confirmation tries: the
-// interval's lower end (the rate itself for a one-sided or pointwise
-// estimate), or the lowest rate every start held when that is higher,
-// never above the estimate. With two or three starts the interval's
-// lower end can lie far below every start's bracket (a t quantile of
-// 12.7 with one degree of freedom): 11,048 req/s below brackets that
-// held 25,628 and 28,086 on 2026-11-28. A confirmation there holds
-// trivially and says nothing about the estimate.
-func ConfirmFrom(c *results.Capacity) float64 {
-	if c.Rate <= 0 && c.Low <= 0 {
-		return 0
-	}
-	held := math.Inf(1)
-	for _, b := range c.Brackets {
-		if b.Pass <= 0 {
-			held = math.Inf(1)
-			break
-		}
-		held = min(held, b.Pass)
-	}
-	at := c.Low
-	if !math.IsInf(held, 1) && held > at {
-		at = held
-	}
-	if at <= 0 {
-		// A pointwise or one-sided estimate with no bracket to go by.
-		at = c.Rate
-	}
-	if c.Rate > 0 && at > c.Rate {
-		at = c.Rate
-	}
-	return at
 }

@@ -7,6 +7,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -372,7 +373,19 @@ func (s *Search) Bracket(start int) results.Bracket {
 // more than FloorShare of the objective, c.AboveFloor, and failed there
 // on latency, not on errors alone); or the service's failure at every
 // rate. A capacity with no brackets has none.
+//
+// With every start confirmed (c.HeldPerStart) the capacity is what held
+// instead (estimateHeld), the search's estimate kept beside it.
 func Estimate(c *results.Capacity) {
+	estimateSearch(c)
+	if c.HeldPerStart() {
+		estimateHeld(c)
+	}
+}
+
+// estimateSearch is Estimate from the brackets' edges alone.
+func estimateSearch(c *results.Capacity) {
+	c.SearchRate, c.SearchLow, c.SearchHigh = 0, 0, 0
 	c.Rate, c.Low, c.High, c.LowerBound, c.Reason, c.Failed, c.FailedWhy, c.Answer = 0, 0, 0, false, "", 0, "", ""
 	// The RSS at the highest passing probe, for sizing.
 	best := 0.0
@@ -445,6 +458,50 @@ func Estimate(c *results.Capacity) {
 	c.Low, c.High = math.Max(iv.Low-h, 0), iv.High+h
 }
 
+// estimateHeld makes c's capacity the rates its starts held in sustained
+// runs (results.Bracket.Held), the search's estimate kept as SearchRate,
+// SearchLow and SearchHigh:
+//
+//   - The capacity is the mean of the held rates over the starts that
+//     held, its interval their 95% t interval (clipped at zero); with one
+//     start, that start's rate alone, an interval of no width
+//     (results.Capacity.Unsettled says it is too few).
+//   - A lower bound (the generator limited the search) is the lowest rate
+//     a start held, still a lower bound.
+//   - A capacity no start held has none (Rate 0), with the reason.
+//
+// The held rates are not widened by the confirmation's steps: a held
+// rate is one the service met the objective at, sustained, which is the
+// claim; the rate between it and the step above is not.
+func estimateHeld(c *results.Capacity) {
+	if c.Rate <= 0 && c.Low <= 0 {
+		return // no search estimate: nothing confirmed counts
+	}
+	c.SearchRate, c.SearchLow, c.SearchHigh = c.Rate, c.Low, c.High
+	var held []float64
+	var none []string
+	for _, b := range c.Brackets {
+		switch {
+		case !b.Confirmed:
+		case b.Held > 0:
+			held = append(held, b.Held)
+		default:
+			none = append(none, fmt.Sprintf("start %d", b.Start))
+		}
+	}
+	switch {
+	case len(held) == 0:
+		sc := ScaleOf(c.Units())
+		c.Rate, c.Low, c.High, c.LowerBound = 0, 0, 0, false
+		c.Reason = fmt.Sprintf("no start held a %s in %d sustained runs in a row, at its search's edge or in %d steps below it (%s)", sc.noun, ConfirmHolds, ConfirmSteps-1, strings.Join(none, ", "))
+	case c.LowerBound:
+		c.Rate, c.Low, c.High = slices.Min(held), slices.Min(held), 0
+	default:
+		iv := stats.CI95(held)
+		c.Rate, c.Low, c.High = iv.Mean, math.Max(iv.Low, 0), iv.High
+	}
+}
+
 // firstOf is the first of its arguments that is not empty.
 func firstOf(ss ...string) string {
 	for _, s := range ss {
@@ -491,9 +548,13 @@ func Judge(workload, objective string, caps []*results.Capacity) *results.Capaci
 }
 
 // capacityRatio is a's capacity over b's with its interval, paired by
-// start.
+// start: of the rates held when both were confirmed in every start
+// (heldRatio), else of the brackets' midpoints.
 func capacityRatio(a, b *results.Capacity) results.PairRatio {
 	pr := results.PairRatio{Better: a.Arm, Worse: b.Arm, Ratio: a.Rate / b.Rate}
+	if a.HeldPerStart() && b.HeldPerStart() {
+		return heldRatio(pr, a, b)
+	}
 	ba, bb := map[int]results.Bracket{}, map[int]results.Bracket{}
 	for _, x := range a.Brackets {
 		ba[x.Start] = x
@@ -525,6 +586,41 @@ func capacityRatio(a, b *results.Capacity) results.PairRatio {
 		w := stats.Mean(widen)
 		pr.Ratio = math.Exp(iv.Mean)
 		pr.Low, pr.High = math.Exp(iv.Low-w), math.Exp(iv.High+w)
+	}
+	if pr.Ratio > 0 {
+		pr.HalfWidth = (pr.High - pr.Low) / 2 / pr.Ratio
+	}
+	pr.Significant = pr.Low > 1 || pr.High < 1
+	pr.Rounds = pr.Starts
+	return pr
+}
+
+// heldRatio fills pr from the rates a and b held in the same starts: the
+// log ratio's 95% t interval over those starts; with one such start its
+// ratio alone (OneStart), with none the capacities' ratio.
+func heldRatio(pr results.PairRatio, a, b *results.Capacity) results.PairRatio {
+	hb := map[int]float64{}
+	for _, y := range b.Brackets {
+		if y.Held > 0 {
+			hb[y.Start] = y.Held
+		}
+	}
+	var logs []float64
+	for _, x := range a.Brackets {
+		if y, ok := hb[x.Start]; ok && x.Held > 0 {
+			logs = append(logs, math.Log(x.Held/y))
+		}
+	}
+	pr.Starts = len(logs)
+	switch len(logs) {
+	case 0, 1:
+		if len(logs) == 1 {
+			pr.Ratio = math.Exp(logs[0])
+		}
+		pr.Low, pr.High, pr.OneStart = pr.Ratio, pr.Ratio, true
+	default:
+		iv := stats.CI95(logs)
+		pr.Ratio, pr.Low, pr.High = math.Exp(iv.Mean), math.Exp(iv.Low), math.Exp(iv.High)
 	}
 	if pr.Ratio > 0 {
 		pr.HalfWidth = (pr.High - pr.Low) / 2 / pr.Ratio

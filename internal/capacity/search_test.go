@@ -8,6 +8,7 @@ import (
 
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/internal/wording"
 )
 
@@ -375,5 +376,83 @@ func TestDroppedFailed(t *testing.T) {
 		if got := DroppedFailed(c.dropped, c.rate, c.limit); got != c.want {
 			t.Errorf("DroppedFailed(%d, %g, %s) = %d, want %d", c.dropped, c.rate, c.limit, got, c.want)
 		}
+	}
+}
+
+// TestEstimateHeld: a capacity confirmed in every start is what held,
+// the mean and 95% t interval of the starts' held rates, the search's
+// estimate kept beside it; a start that held nothing is left out of the
+// interval, a capacity no start held has none, a lower bound is the
+// lowest rate held, and a run recorded before reads as it did.
+func TestEstimateHeld(t *testing.T) {
+	held := func(pass, fail, h float64, start int) results.Bracket {
+		return results.Bracket{Start: start, Pass: pass, Fail: fail, Confirmed: true, Held: h, HeldSeconds: 30, HeldRuns: 2}
+	}
+	// The user's day: edges 46,386 and 55,808 held at 39,000 and 44,000.
+	c := &results.Capacity{Brackets: []results.Bracket{held(46386, 46900, 39000, 1), held(55808, 56400, 44000, 2)}}
+	Estimate(c)
+	h := 12.706 * math.Sqrt(2*2500*2500) / math.Sqrt(2)
+	if c.Rate != 41500 || math.Abs(c.Low-(41500-h)) > 1e-6 || math.Abs(c.High-(41500+h)) > 1e-6 {
+		t.Errorf("held %g [%g, %g], want 41500 [%g, %g]", c.Rate, c.Low, c.High, 41500-h, 41500+h)
+	}
+	if math.Abs(c.SearchRate-(46643+56104)/2.0) > 1e-9 || c.SearchHigh <= c.SearchRate || !c.Unsettled() {
+		t.Errorf("search's estimate %g [%g, %g], unsettled %v; want the midpoints' mean kept, and unsettled", c.SearchRate, c.SearchLow, c.SearchHigh, c.Unsettled())
+	}
+	// Three starts close together: settled.
+	c.Brackets = append(c.Brackets, held(50000, 50500, 41500, 3))
+	c.Brackets[0].Held, c.Brackets[1].Held = 41000, 42000
+	Estimate(c)
+	if c.Rate != 41500 || c.Unsettled() || c.Low < 40000 {
+		t.Errorf("three starts: held %g [%g, %g], unsettled %v; want 41500 within ±25%%", c.Rate, c.Low, c.High, c.Unsettled())
+	}
+	// A start that held nothing is left out; with none held, no capacity.
+	c.Brackets[2].Held = 0
+	Estimate(c)
+	if c.Rate != 41500 || c.Low >= 41000 {
+		t.Errorf("a start holding nothing: %g [%g, %g], want the other two's 41500", c.Rate, c.Low, c.High)
+	}
+	for i := range c.Brackets {
+		c.Brackets[i].Held = 0
+	}
+	Estimate(c)
+	if c.Rate != 0 || c.SearchRate <= 0 || !strings.HasPrefix(wording.Capacity(c), "none held: no start held a rate in 2 sustained runs in a row") {
+		t.Errorf("none held: %g (search %g), %q", c.Rate, c.SearchRate, wording.Capacity(c))
+	}
+	// A lower bound: the lowest rate held, still a lower bound.
+	bound := &results.Capacity{Brackets: []results.Bracket{held(5000, 5100, 4500, 1), held(5200, 5300, 4700, 2)}}
+	bound.Brackets[0].GeneratorLimited, bound.Brackets[0].Why = true, "generator at 90% of its CPUs"
+	Estimate(bound)
+	if !bound.LowerBound || bound.Rate != 4500 || bound.Low != 4500 || bound.SearchRate != 5000 || bound.Unsettled() {
+		t.Errorf("lower bound: %+v, want at least 4500, the search's 5000 beside it", bound)
+	}
+	// Recorded before every start was confirmed: the search's estimate,
+	// with no search figures beside it.
+	old := &results.Capacity{Held: 39000, Brackets: []results.Bracket{{Start: 1, Pass: 990, Fail: 1010}, {Start: 2, Pass: 1090, Fail: 1110}}}
+	Estimate(old)
+	if old.Rate != 1050 || old.SearchRate != 0 || old.Held != 39000 {
+		t.Errorf("an old run: %g (search %g, held %g), want 1050 as before", old.Rate, old.SearchRate, old.Held)
+	}
+}
+
+// TestJudgeHeld: arms confirmed in every start rank by what held, and
+// their ratio is paired by start over the held rates.
+func TestJudgeHeld(t *testing.T) {
+	held := func(start int, pass, h float64) results.Bracket {
+		return results.Bracket{Start: start, Pass: pass, Fail: pass * 1.02, Confirmed: true, Held: h, HeldRuns: 2, HeldSeconds: 30}
+	}
+	// a's search edge is higher, but b held more in both starts.
+	a := &results.Capacity{Arm: "a", Brackets: []results.Bracket{held(1, 3000, 1500), held(2, 3100, 1600)}}
+	b := &results.Capacity{Arm: "b", Brackets: []results.Bracket{held(1, 2000, 1800), held(2, 2100, 1900)}}
+	Estimate(a)
+	Estimate(b)
+	v := Judge("string", "p99 ≤ 10ms", []*results.Capacity{a, b})
+	if v.Ranking[0] != "b" {
+		t.Fatalf("ranking %v, want b first by what held", v.Ranking)
+	}
+	pr := v.Pairs[0]
+	logs := []float64{math.Log(1800.0 / 1500), math.Log(1900.0 / 1600)}
+	iv := stats.CI95(logs)
+	if pr.Starts != 2 || math.Abs(pr.Ratio-math.Exp(iv.Mean)) > 1e-9 || math.Abs(pr.Low-math.Exp(iv.Low)) > 1e-9 || math.Abs(pr.High-math.Exp(iv.High)) > 1e-9 {
+		t.Errorf("pair %+v, want %g [%g, %g] over 2 starts", pr, math.Exp(iv.Mean), math.Exp(iv.Low), math.Exp(iv.High))
 	}
 }

@@ -27,7 +27,13 @@ import (
 // probe, in a fresh random order, so the machine's drift moves every arm
 // alike. A search brackets (doubling or halving from half a short
 // closed-model probe's throughput, or from the warm-up's users) and
-// bisects to the plan's resolution (capacity.Search, capacity.Estimate).
+// bisects to the plan's resolution (capacity.Search); then, in every
+// start, each arm's edge is held for capacity.confirm, stepping down
+// until a rate holds (confirm). The capacity reported is what held: the
+// mean and interval over starts of the held rates (capacity.Estimate),
+// the search's estimate beside it. Past the plan's trials, up to
+// trials_max and within a budget, a start is added while a held interval
+// is too wide to use (results.Capacity.Unsettled).
 type Capacity struct{}
 
 var _ Design = Capacity{}
@@ -37,6 +43,9 @@ type search struct {
 	b   Bench
 	p   *plan.Plan
 	rec *results.Run
+	// added says, for each start run past the plan's trials, why: the
+	// held intervals too wide to use when it began.
+	added []string
 }
 
 // Run searches every arm's capacity on every workload of the plan.
@@ -61,15 +70,29 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 			x.rec.Capacities = append(x.rec.Capacities, c)
 		}
 	}
-	b.Say("capacity at %s: %d starts, resolution %v, each probe %s", p.SLO.String(), p.MinStarts(), p.Capacity.Resolution, capacity.ProbeRule(p))
+	starts := fmt.Sprintf("%d starts", p.MinStarts())
+	if p.MaxStarts() > p.MinStarts() {
+		starts += fmt.Sprintf(" (up to %d while a held interval is too wide)", p.MaxStarts())
+	}
+	b.Say("capacity at %s: %s, resolution %v, each probe %s, each start's edge held %v", p.SLO.String(), starts, p.Capacity.Resolution, capacity.ProbeRule(p), time.Duration(p.Capacity.Confirm))
 	if len(x.rec.Capacities) > 0 {
 		if w := wording.FloorWarning(x.rec.Capacities[0]); w != "" {
 			b.Warn("%s", w)
 		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
-	for trial := 1; trial <= p.MinStarts() && ctx.Err() == nil; trial++ {
+	var deadline time.Time
+	if d := time.Duration(p.Rounds.Budget); d > 0 {
+		deadline = time.Now().Add(d)
+	}
+	var longest time.Duration
+	for trial := 1; trial <= p.MaxStarts() && ctx.Err() == nil; trial++ {
+		if trial > p.MinStarts() && !x.another(trial, deadline, longest) {
+			break
+		}
+		began := time.Now()
 		x.capacityStart(ctx, trial, arms, caps, rng)
+		longest = max(longest, time.Since(began))
 		x.judgeCapacities()
 		b.Save()
 	}
@@ -102,8 +125,8 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 
 func capKey(workload, arm string) string { return workload + "/" + arm }
 
-// judgeCapacities estimates every capacity from its brackets and ranks
-// each workload's arms.
+// judgeCapacities estimates every capacity from its brackets (and what
+// its starts held) and ranks each workload's arms.
 func (x *search) judgeCapacities() {
 	p := x.p
 	x.rec.CapacityVerdicts = nil
@@ -115,8 +138,36 @@ func (x *search) judgeCapacities() {
 				caps = append(caps, c)
 			}
 		}
-		x.rec.CapacityVerdicts = append(x.rec.CapacityVerdicts, capacity.Judge(w.Name, p.SLO.String(), caps))
+		v := capacity.Judge(w.Name, p.SLO.String(), caps)
+		v.AddedStarts, v.Added = len(x.added), x.added
+		x.rec.CapacityVerdicts = append(x.rec.CapacityVerdicts, v)
 	}
+}
+
+// another decides whether start trial, past the plan's trials, is run:
+// while some capacity's held interval is too wide to use
+// (results.Capacity.Unsettled), as interleaved rounds add starts while
+// a pair is not precise, within trials_max and, with a budget, when the
+// longest start so far still fits in what is left of it.
+func (x *search) another(trial int, deadline time.Time, longest time.Duration) bool {
+	var wide []string
+	for _, c := range x.rec.Capacities {
+		if c.Unsettled() {
+			wide = append(wide, fmt.Sprintf("%s on %s: %s", c.Arm, c.Workload, wording.Unsettled(c)))
+		}
+	}
+	if len(wide) == 0 {
+		return false
+	}
+	if left := time.Until(deadline); !deadline.IsZero() && left < longest {
+		x.b.Say("no start %d: %v of the budget left, and a start takes about %v", trial, left.Round(time.Second), longest.Round(time.Second))
+		return false
+	}
+	why := fmt.Sprintf("start %d, as %s", trial, strings.Join(wide, "; "))
+	x.added = append(x.added, why)
+	x.b.Say("capacity: %s", why)
+	x.b.Progress().AddTrial()
+	return true
 }
 
 // capacityStart is one trial of a capacity plan: every arm started, each
@@ -139,9 +190,7 @@ func (x *search) capacityStart(ctx context.Context, trial int, arms []plan.Imple
 				b.Warn("%s, start %d: no capacity search: %v", w.Name, trial, err)
 			} else {
 				x.searchCapacity(ctx, trial, w, ready, caps, rng)
-				if trial == p.MinStarts() {
-					x.confirm(ctx, trial, w, ready, caps, rng)
-				}
+				x.confirm(ctx, trial, w, ready, caps, rng)
 				x.auditAfterSearch(ctx, trial, w, ready, caps)
 			}
 		}
@@ -368,25 +417,33 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 	}
 }
 
-// confirm holds each arm's capacity, estimated from every start's
-// brackets, for the plan's capacity.confirm in the last start: from
-// capacity.ConfirmFrom (the interval's lower end, or the lowest rate
-// every start held when higher), then stepping back
-// (capacity.ConfirmRates) until one rate holds in capacity.ConfirmHolds
-// runs in a row, the arms in a random order. The rate that held is the
-// one reported with the runs that did not; a run the machine disturbed
-// is measured again once.
+// confirm holds each arm's edge in this start for the plan's
+// capacity.confirm: from the start's own bracket's passing rate, then
+// stepping back (capacity.ConfirmRates) until one rate holds in
+// capacity.ConfirmHolds runs in a row, the arms in a random order. The
+// rate that held is the start's (results.Bracket.Held), which the
+// capacity reported is made of (capacity.Estimate), with the runs that
+// did not; a run the machine disturbed is measured again once.
 func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
 	p, b := x.p, x.b
 	hold := time.Duration(p.Capacity.Confirm)
 	for _, i := range rng.Perm(len(ls)) {
 		l := ls[i]
 		c := caps[capKey(w.Name, l.ID())]
-		capacity.Estimate(c)
-		c.Held, c.HeldSeconds, c.HeldRuns, c.Confirmations = 0, 0, 0, nil
-		for _, rate := range capacity.ConfirmRates(c, float64(p.Capacity.Resolution)) {
+		var br *results.Bracket
+		for j := range c.Brackets {
+			if c.Brackets[j].Start == trial {
+				br = &c.Brackets[j]
+			}
+		}
+		if br == nil || br.Pass <= 0 || ctx.Err() != nil || l.Exited() {
+			continue
+		}
+		br.Confirmed = true
+		for _, rate := range capacity.ConfirmRates(br.Pass, c.Units(), float64(p.Capacity.Resolution)) {
 			if ctx.Err() != nil || l.Exited() {
-				return
+				br.Confirmed = false // cut short: says nothing of what holds
+				break
 			}
 			// A rate holds when it meets the objective in ConfirmHolds runs
 			// in a row: one pass over 30 s near the knee can be luck.
@@ -400,16 +457,19 @@ func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []A
 					pr, _ = x.probe(ctx, l, w, rate, trial, hold)
 				}
 				c.Confirmations = append(c.Confirmations, pr)
-				b.Say("%s on %s: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, held+1, capacity.ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
+				b.Say("%s on %s, start %d: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, trial, held+1, capacity.ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
 				if !pr.Pass {
 					break
 				}
 				held++
 			}
 			if held == capacity.ConfirmHolds {
-				c.Held, c.HeldSeconds, c.HeldRuns = rate, pr.Seconds, held
+				br.Held, br.HeldSeconds, br.HeldRuns = rate, pr.Seconds, held
 				break
 			}
+		}
+		if ctx.Err() != nil && br.Held == 0 {
+			br.Confirmed = false
 		}
 	}
 }

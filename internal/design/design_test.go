@@ -50,6 +50,11 @@ type fakeBench struct {
 	// steps counts the requests of an iteration of every workload's
 	// scenario (0: one); an iteration's throughput is steps requests.
 	steps int
+	// capacity, when set, is the open-model rate up to which an arm
+	// meets a capacity plan's objective in a start (trial), in probes
+	// of sustained or less; over it, a tenth of its requests fail.
+	capacity  func(arm string, trial int, sustained bool) float64
+	sustained time.Duration
 
 	mu       sync.Mutex
 	said     []string
@@ -199,6 +204,12 @@ func (a *fakeArm) Measure(_ context.Context, _ plan.Workload, _ *load.Attacker, 
 	res := &load.Result{Summary: load.Summary{DurationSeconds: 1,
 		Total: load.LabelStats{Throughput: rate, Samples: int64(rate)}}}
 	res.Summary.Total.Latency.P99 = b.figure(a.id, b.rounds[a.id])
+	if om, ok := m.(load.OpenModel); ok && b.capacity != nil && om.Rate > b.capacity(a.id, b.starts[len(b.starts)-1], om.Duration > b.sustained) {
+		res.Summary.Total.Errors = res.Summary.Total.Samples / 10
+	}
+	if om, ok := m.(load.OpenModel); ok && b.capacity != nil {
+		res.Summary.DurationSeconds = om.Duration.Seconds()
+	}
 	return Measured{Result: res, At: time.Now(), ServiceCPU: 100, Sampled: true,
 		StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/capacity"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/service"
@@ -65,21 +64,27 @@ func TestRunCapacity(t *testing.T) {
 	if lines := strings.Join(wording.CapacityVerdict(rec.CapacityVerdicts[0]), "\n"); !strings.Contains(lines, want) {
 		t.Errorf("capacity verdict %q lacks %q", lines, want)
 	}
-	// The found capacity was held before it was reported: from the
-	// interval's lower end (or the lowest rate every start held, when
-	// higher: capacity.ConfirmFrom), or stepped back from it.
+	// The found capacity is what held in every start: each start's
+	// confirmation from its own bracket's passing rate, or stepped back
+	// from it.
 	if c.Rate > 0 && !c.LowerBound {
-		if len(c.Confirmations) == 0 {
-			t.Errorf("capacity %s reported with no confirmation run", wording.Capacity(c))
+		if len(c.Confirmations) == 0 || !c.HeldPerStart() {
+			t.Errorf("capacity %s reported with no confirmation run in each start", wording.Capacity(c))
 		}
-		from := capacity.ConfirmFrom(c)
-		for _, pr := range c.Confirmations {
-			if pr.Seconds < 1.5 || pr.Rate > from+1e-9 && from > 0 {
-				t.Errorf("confirmation at %.0f for %.1f s: want at most %.0f (interval's lower end %.0f), for the plan's 2 s", pr.Rate, pr.Seconds, from, c.Low)
+		from := map[int]float64{}
+		for _, b := range c.Brackets {
+			from[b.Start] = b.Pass
+			if b.Held > b.Pass {
+				t.Errorf("start %d held %.0f, above its search's edge %.0f", b.Start, b.Held, b.Pass)
 			}
 		}
-		if c.Held > 0 && !strings.Contains(wording.Capacity(c), "held") {
-			t.Errorf("capacity %q does not say it held", wording.Capacity(c))
+		for _, pr := range c.Confirmations {
+			if pr.Seconds < 1.5 || pr.Rate > from[pr.Start]+1e-9 {
+				t.Errorf("start %d confirmation at %.0f for %.1f s: want at most its edge %.0f, for the plan's 2 s", pr.Start, pr.Rate, pr.Seconds, from[pr.Start])
+			}
+		}
+		if !strings.Contains(wording.Capacity(c), "held") || c.SearchRate <= 0 {
+			t.Errorf("capacity %q does not say it held, or keeps no search estimate (%g)", wording.Capacity(c), c.SearchRate)
 		}
 	}
 	back, err := results.ReadRun(dir)

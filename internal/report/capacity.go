@@ -23,6 +23,9 @@ type CapacityRow struct {
 	Rate     float64 `json:"rate"`
 	Low      float64 `json:"low"`
 	High     float64 `json:"high"`
+	// SearchRate is the search's own estimate beside a capacity that
+	// held in every start (0: the capacity is the search's).
+	SearchRate float64 `json:"search_rate,omitempty"`
 	// PerCPU is the capacity per CPU of the service (0: not pinned).
 	PerCPU     float64 `json:"per_cpu,omitempty"`
 	LowerBound bool    `json:"lower_bound,omitempty"`
@@ -55,7 +58,7 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 		if wl == nil {
 			continue
 		}
-		row := CapacityRow{Implementation: c.Arm, Capacity: wording.Capacity(c), Rate: c.Rate, Low: c.Low, High: c.High, LowerBound: c.LowerBound,
+		row := CapacityRow{Implementation: c.Arm, Capacity: wording.Capacity(c), Rate: c.Rate, Low: c.Low, High: c.High, SearchRate: c.SearchRate, LowerBound: c.LowerBound,
 			Failed: c.Failed, FailedWhy: c.FailedWhy, Starts: len(c.Brackets), Probes: len(c.Probes), RSSBytes: c.RSSBytes}
 		if c.CPUs > 0 {
 			row.PerCPU = c.Rate / c.CPUs
@@ -83,12 +86,18 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 			continue
 		}
 		wl.Verdicts = nil
-		starts := 0
+		starts, held := 0, false
 		for _, row := range wl.Capacities {
 			starts = max(starts, row.Starts)
 		}
+		for _, c := range r.Capacities {
+			held = held || c.Workload == v.Workload && c.HeldPerStart()
+		}
 		wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it, bracketed and bisected in every arm in turn over %d fresh start(s); 95%% interval of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), starts)
-		wl.Verdicts = append(append(wl.Verdicts, wording.Verdict(&v.Verdict)...), v.LowerBounds...)
+		if held {
+			wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it in sustained runs (capacity.confirm, stepping down from each start's search edge until a rate held), over %d fresh start(s) with every arm in turn; the mean of what held and its 95%% interval over starts, and of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), starts)
+		}
+		wl.Verdicts = append(append(append(wl.Verdicts, wording.Verdict(&v.Verdict)...), v.LowerBounds...), wording.AddedStarts(v)...)
 		wl.Headline = capacityHeadline(wl, v)
 		wl.CapacityFound = len(v.Ranking) > 0
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -198,5 +199,47 @@ func TestCapacityRejudged(t *testing.T) {
 	res.Rejudge()
 	if again := Summarize(res, WithRejudging()).Workloads[0]; !slices.Equal(again.Verdicts, wl.Verdicts) || !slices.Equal(again.Recorded, wl.Recorded) {
 		t.Errorf("judging twice changed the verdict: %q, recorded %q", again.Verdicts, again.Recorded)
+	}
+}
+
+// TestCapacityHeldReport: a run whose every start was confirmed leads
+// with what held, the search's edge beside it, sizes from the held
+// interval, and keeps the starts it added (and why) when judged again.
+func TestCapacityHeldReport(t *testing.T) {
+	slo := &plan.SLO{Percentiles: []plan.PercentileLimit{{Q: 99, Limit: plan.Duration(5 * time.Millisecond)}}, Errors: 0.001}
+	p := &plan.Plan{Name: "cap", Workloads: []plan.Workload{{Name: "string"}}, Load: plan.Load{Model: "open", Levels: []int{1000}},
+		Implementations: []plan.Implementation{{Service: "go-stdlib"}, {Service: "node-http"}}, SLO: slo, Sizing: &plan.Sizing{Rate: 100_000}}
+	held := func(start int, pass, h float64) results.Bracket {
+		return results.Bracket{Start: start, Pass: pass, Fail: pass * 1.01, Why: "p99 7.1ms > 5.0ms", Confirmed: true, Held: h, HeldSeconds: 30, HeldRuns: 2}
+	}
+	goStd := &results.Capacity{Workload: "string", Arm: "go-stdlib", Objective: slo.String(), CPUs: 1, RSSBytes: 1 << 20,
+		Brackets: []results.Bracket{held(1, 46_386, 39_000), held(2, 55_808, 44_000), held(3, 50_000, 41_000), held(4, 49_000, 41_500)}}
+	node := &results.Capacity{Workload: "string", Arm: "node-http", Objective: slo.String(), CPUs: 1, RSSBytes: 1 << 20,
+		Brackets: []results.Bracket{held(1, 12_000, 10_000), held(2, 12_100, 10_100), held(3, 12_050, 10_050), held(4, 12_000, 10_000)}}
+	caps := []*results.Capacity{goStd, node}
+	for _, c := range caps {
+		capacity.Estimate(c)
+	}
+	v := capacity.Judge("string", slo.String(), caps)
+	v.AddedStarts, v.Added = 2, []string{"start 3, as go-stdlib on string: two starts held 39000 and 44000 req/s, an interval [9735, 73265] wider than ±25%", "start 4, as ..."}
+	res := &Results{Kind: KindRun, Run: &results.Run{Plan: p, Capacities: caps, CapacityVerdicts: []*results.CapacityVerdict{v}}}
+	wl := Summarize(res, WithRejudging()).Workloads[0]
+	want := "go-stdlib serves the most: held " + wording.Amount(goStd.Rate, "req/s") + " req/s ["
+	if !strings.Contains(wl.Headline, want) || !strings.Contains(wl.Headline, "(2 × 30 s in each start); the search's edge ") {
+		t.Errorf("headline %q, want %q... and the search's edge", wl.Headline, want)
+	}
+	if lines := strings.Join(wl.Verdicts, "\n"); !strings.Contains(lines, "two starts added past the plan's trials") || !strings.Contains(lines, "start 3, as go-stdlib on string") {
+		t.Errorf("verdicts %q lack the added starts", wl.Verdicts)
+	}
+	if !strings.Contains(wl.VerdictBasis, "sustained runs") {
+		t.Errorf("basis %q does not say the capacity is what held", wl.VerdictBasis)
+	}
+	if row := wl.Capacities[0]; row.SearchRate <= row.Rate {
+		t.Errorf("row %+v: want the search's estimate beside the held rate", row)
+	}
+	for _, sz := range wl.Sizing {
+		if c := map[string]*results.Capacity{"go-stdlib": goStd, "node-http": node}[sz.Implementation]; sz.Instances != int(math.Ceil(100_000/c.Low)) {
+			t.Errorf("%s: %d processes, want from the held interval's lower end %g", sz.Implementation, sz.Instances, c.Low)
+		}
 	}
 }

@@ -44,8 +44,12 @@ func (r *Results) Rejudge() bool {
 		r.rejudged = true
 	}
 	if len(run.Capacities) > 0 && p.SLO != nil {
+		// The starts a run added are a fact of the run, not a judgement:
+		// the new verdicts keep them.
+		added := map[string]*results.CapacityVerdict{}
 		for _, v := range run.CapacityVerdicts {
 			r.recorded[v.Workload] = append(append(r.recorded[v.Workload], wording.Verdict(&v.Verdict)...), v.LowerBounds...)
+			added[v.Workload] = v
 		}
 		run.CapacityVerdicts = nil
 		for _, w := range p.Workloads {
@@ -62,7 +66,11 @@ func (r *Results) Rejudge() bool {
 				caps = append(caps, c)
 			}
 			if len(caps) > 0 {
-				run.CapacityVerdicts = append(run.CapacityVerdicts, capacity.Judge(w.Name, p.SLO.String(), caps))
+				v := capacity.Judge(w.Name, p.SLO.String(), caps)
+				if old := added[w.Name]; old != nil {
+					v.AddedStarts, v.Added = old.AddedStarts, old.Added
+				}
+				run.CapacityVerdicts = append(run.CapacityVerdicts, v)
 			}
 		}
 		r.rejudged = true

@@ -68,7 +68,8 @@ func scalingFit(r *results.Run, wl *Workload) []string {
 }
 
 // fitPoints are one row's figures, one per start: each start's capacity
-// (its bracket's middle, as the capacity's interval takes it), the mean
+// (the rate it held when every start was confirmed, else its bracket's
+// middle: as the capacity's interval takes it), the mean
 // of each start's rounds (with the rounds), or each trial's throughput
 // at the row's level; the row's own figure where there is nothing finer.
 func fitPoints(r *results.Run, wl *Workload, comp *results.Comparison, row ScalingRow) []scaling.Point {
@@ -77,6 +78,12 @@ func fitPoints(r *results.Run, wl *Workload, comp *results.Comparison, row Scali
 	case "capacity":
 		if c := capacityOf(r, wl.Name, row.Arm); c != nil && !c.LowerBound {
 			for _, b := range c.Brackets {
+				if c.HeldPerStart() {
+					if b.Held > 0 {
+						out = append(out, scaling.Point{Cores: row.Cores, Start: b.Start, Figure: b.Held})
+					}
+					continue
+				}
 				if b.Pass > 0 && b.Fail > 0 && !b.GeneratorLimited {
 					out = append(out, scaling.Point{Cores: row.Cores, Start: b.Start, Figure: (b.Pass + b.Fail) / 2})
 				}

@@ -38,10 +38,19 @@ type Capacity struct {
 	// that many requests (0 in runs recorded before it, where the rate
 	// was of iterations).
 	StepsPerArrival int `json:"steps_per_arrival,omitempty"`
-	// Rate is the capacity estimate (in Unit) and Low/High its interval.
+	// Rate is the capacity (in Unit) and Low/High its interval: with
+	// every start confirmed (HeldPerStart), the mean and 95% interval over
+	// starts of the rates that held in a sustained run (Bracket.Held); in
+	// runs recorded before it, the search's estimate from the brackets.
 	Rate float64 `json:"rate"`
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
+	// SearchRate, SearchLow and SearchHigh are the search's own estimate
+	// from the starts' brackets, kept beside a held Rate (0 in runs
+	// recorded before every start was confirmed, whose Rate is it).
+	SearchRate float64 `json:"search_rate,omitempty"`
+	SearchLow  float64 `json:"search_low,omitempty"`
+	SearchHigh float64 `json:"search_high,omitempty"`
 	// LowerBound marks a capacity the generator, not the service,
 	// limited: the true capacity is at least Low; Reason says why (and,
 	// with Rate 0, why there is no capacity).
@@ -58,10 +67,13 @@ type Capacity struct {
 	// Brackets are each start's final bracket, from which Rate, Low and
 	// High are derived (lab: the capacity interval).
 	Brackets []Bracket `json:"brackets,omitempty"`
-	// Held is the rate a confirmation run held for HeldSeconds, at the
+	// Held is, in runs recorded before every start was confirmed, the
+	// rate the last start's confirmation held for HeldSeconds, at the
 	// interval's lower end (or the lowest rate every start held, when
-	// higher) or stepped back from it; 0 when none held or
-	// none was run. Confirmations are those runs, the failed ones first.
+	// higher) or stepped back from it; 0 when none held or none was run
+	// (and in later runs, whose brackets hold it per start).
+	// Confirmations are the confirmation runs of every start (each
+	// Probe's Start says whose), the failed ones first.
 	Held        float64 `json:"held,omitempty"`
 	HeldSeconds float64 `json:"held_seconds,omitempty"`
 	// HeldRuns is how many runs of HeldSeconds in a row held at Held
@@ -106,6 +118,63 @@ type Bracket struct {
 	// (max_probes, the highest rate passed); empty when it reached it.
 	Stopped string `json:"stopped,omitempty"`
 	Probes  int    `json:"probes"`
+	// Confirmed reports that this start's confirmation ran: from Pass,
+	// stepping down, until a rate met the objective in HeldRuns runs of
+	// HeldSeconds in a row. Held is that rate (0: none held). Runs
+	// recorded before every start was confirmed have none.
+	Confirmed   bool    `json:"confirmed,omitempty"`
+	Held        float64 `json:"held,omitempty"`
+	HeldSeconds float64 `json:"held_seconds,omitempty"`
+	HeldRuns    int     `json:"held_runs,omitempty"`
+}
+
+// HeldPerStart reports that c was confirmed start by start (a bracket
+// says its start's confirmation ran), so that its Rate, Low and High are
+// the held rates' (capacity.Estimate); runs recorded before confirmed
+// only their last start, and none of their brackets says so.
+func (c *Capacity) HeldPerStart() bool {
+	for _, b := range c.Brackets {
+		if b.Confirmed {
+			return true
+		}
+	}
+	return false
+}
+
+// HeldHalfWidth is the widest a held interval may be, as a share of its
+// capacity either side, and still be used as it stands (Unsettled): at
+// ±25% a sizing from its lower end asks for a third more than the
+// capacity.
+const HeldHalfWidth = 0.25
+
+// Unsettled reports that c's held interval is too wide to use as it
+// stands, so that another start would narrow it: fewer than two starts
+// held, or the interval reaches zero, or it is wider than HeldHalfWidth
+// of the capacity either side. A capacity that is a lower bound, has
+// none, or was not confirmed per start never is: another start does not
+// change what it says.
+func (c *Capacity) Unsettled() bool {
+	if !c.HeldPerStart() || c.Rate <= 0 || c.LowerBound {
+		return false
+	}
+	n := 0
+	for _, b := range c.Brackets {
+		if b.Held > 0 {
+			n++
+		}
+	}
+	return n < 2 || c.Low <= 0 || (c.High-c.Low)/2 > HeldHalfWidth*c.Rate
+}
+
+// LowestHeld is the lowest rate a start's confirmation held (0: none).
+func (c *Capacity) LowestHeld() float64 {
+	low := 0.0
+	for _, b := range c.Brackets {
+		if b.Held > 0 && (low == 0 || b.Held < low) {
+			low = b.Held
+		}
+	}
+	return low
 }
 
 // Units is c's Unit, "req/s" when the run recorded none.
@@ -134,6 +203,11 @@ type CapacityVerdict struct {
 	// LowerBounds say which capacities, and so which ratios, are only
 	// lower bounds, and why.
 	LowerBounds []string `json:"lower_bounds,omitempty"`
+	// AddedStarts counts the starts run past the plan's trials because
+	// a held interval was too wide to use (Capacity.Unsettled), and
+	// Added says, for each, which capacities were and how.
+	AddedStarts int      `json:"added_starts,omitempty"`
+	Added       []string `json:"added,omitempty"`
 }
 
 // Size is what one arm needs to carry a stated load at the objective.
@@ -155,13 +229,21 @@ type Size struct {
 }
 
 // SizeFor sizes c's arm for s: from the capacity interval's lower end
-// (the conservative side), the cores, instances and memory needed.
-// A capacity in users sizes nothing (Instances 0): the load is a rate.
+// (the conservative side), the cores, instances and memory needed. With
+// every start confirmed that is the held interval's, or where it reaches
+// zero the lowest rate a start held (a rate that did hold, where the
+// interval says nothing); in runs recorded before it, the rate the last
+// start's confirmation held. A capacity in users sizes nothing
+// (Instances 0): the load is a rate.
 func SizeFor(c *Capacity, s plan.Sizing) Size {
 	rate := s.RequestsPerSecond()
 	out := Size{Arm: c.Arm, Workload: c.Workload, Rate: rate, LowerBound: c.LowerBound}
 	capRate := c.Low
-	if len(c.Confirmations) > 0 {
+	switch {
+	case c.HeldPerStart() && c.Rate > 0 && capRate <= 0:
+		capRate = c.LowestHeld()
+	case c.HeldPerStart():
+	case len(c.Confirmations) > 0:
 		capRate = c.Held // what held when sustained, or nothing
 	}
 	if capRate <= 0 || c.Units() != UnitRate {

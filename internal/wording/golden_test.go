@@ -111,6 +111,48 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	line(Answer(caps[0]))
+	// Capacities held in every start: settled, too wide, one start of
+	// two holding nothing, none held, and a held lower bound.
+	br := func(start int, pass, fail, held float64) results.Bracket {
+		b := results.Bracket{Start: start, Pass: pass, Fail: fail, Why: "p99 7.1ms > 5.0ms", Confirmed: true, Held: held, HeldSeconds: 30, HeldRuns: 2}
+		if held == 0 {
+			b.HeldSeconds, b.HeldRuns = 0, 0
+		}
+		return b
+	}
+	conf := func(start int, rates ...float64) []results.Probe {
+		var out []results.Probe
+		for i, r := range rates {
+			out = append(out, results.Probe{Start: start, Rate: r, Seconds: 30, Pass: i == len(rates)-1})
+		}
+		return out
+	}
+	held := []*results.Capacity{
+		{Arm: "settled", Objective: obj, Rate: 45990, Low: 44090, High: 47890, SearchRate: 51400, SearchLow: 45000, SearchHigh: 57800, Answer: results.AnswerBracket,
+			Brackets:      []results.Bracket{br(1, 46386, 46900, 45840), br(2, 48040, 48500, 46140)},
+			Confirmations: append(conf(1, 46386, 45840, 45840), conf(2, 48040, 46140, 46140)...)},
+		{Arm: "wide", Objective: obj, Rate: 41500, Low: 9734, High: 73266, SearchRate: 51439, SearchLow: 0, SearchHigh: 111897, Answer: results.AnswerBracket,
+			Brackets:      []results.Bracket{br(1, 46386, 46900, 39000), br(2, 55808, 56400, 44000)},
+			Confirmations: append(conf(1, 46386, 44067, 39660, 39000, 39000), conf(2, 55808, 44000, 44000)...)},
+		{Arm: "one-held", Objective: obj, Rate: 39000, Low: 39000, High: 39000, SearchRate: 51439, SearchLow: 0, SearchHigh: 111897, Answer: results.AnswerBracket,
+			Brackets:      []results.Bracket{br(1, 46386, 46900, 39000), br(2, 55808, 56400, 0)},
+			Confirmations: append(conf(1, 46386, 39000, 39000), results.Probe{Start: 2, Rate: 55808, Seconds: 30}, results.Probe{Start: 2, Rate: 28462, Seconds: 30})},
+		{Arm: "none-held", Objective: obj, Reason: "no start held a rate in 2 sustained runs in a row, at its search's edge or in 5 steps below it (start 1)", SearchRate: 46643, SearchLow: 46386, SearchHigh: 46900, Answer: results.AnswerBracket,
+			Brackets:      []results.Bracket{br(1, 46386, 46900, 0)},
+			Confirmations: []results.Probe{{Start: 1, Rate: 46386, Seconds: 30}, {Start: 1, Rate: 23656, Seconds: 30}}},
+		{Arm: "held-bound", Objective: obj, Rate: 17100, Low: 17100, LowerBound: true, Reason: "generator late: send lateness p99 1.1 ms > 0.5 ms", SearchRate: 19062, SearchLow: 19062, Answer: results.AnswerGeneratorBound,
+			Brackets:      []results.Bracket{{Start: 1, Pass: 19062, Fail: 19500, GeneratorLimited: true, Why: "generator late: send lateness p99 1.1 ms > 0.5 ms", Confirmed: true, Held: 17100, HeldSeconds: 30, HeldRuns: 2}},
+			Confirmations: conf(1, 19062, 18109, 17100, 17100)},
+	}
+	line("# Capacity held in every start")
+	for _, cp := range held {
+		line(Capacity(cp), Answer(cp))
+	}
+	addedV := *cv
+	addedV.AddedStarts = 2
+	addedV.Added = []string{"start 3, as go-stdlib on string: " + Unsettled(held[1]), "start 4, as go-stdlib on string: three starts held 39000, 44000 and 41200 req/s, an interval [34700, 48100] wider than ±25%"}
+	line("# CapacityVerdict with added starts")
+	line(CapacityVerdict(&addedV)...)
 	line("# Probe on a host's lateness", Probe(hostLate, results.UnitRate))
 	// The database-bound line: on a CPU of its own under every stack,
 	// on two under one of them, and sharing the generator's.

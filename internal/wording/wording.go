@@ -423,8 +423,13 @@ func Ranking(v *results.Verdict) string {
 }
 
 // Capacity says a capacity in one line: "18400 req/s [18100, 18700]",
-// "at least 52000 req/s (a lower bound: generator at 91% of its CPUs)".
+// "at least 52000 req/s (a lower bound: generator at 91% of its CPUs)";
+// one confirmed in every start says what held: "held 46000 req/s
+// [44100, 47900] (2 × 30 s in each start); the search's edge 51400".
 func Capacity(c *results.Capacity) string {
+	if c.HeldPerStart() && c.SearchRate > 0 {
+		return heldCapacity(c)
+	}
 	var out string
 	switch {
 	case c.LowerBound && c.Low > 0:
@@ -439,6 +444,120 @@ func Capacity(c *results.Capacity) string {
 		out = fmt.Sprintf("%s %s [%s, %s]", Amount(c.Rate, c.Units()), c.Units(), Amount(c.Low, c.Units()), Amount(c.High, c.Units()))
 	}
 	return out + Held(c) + floorSuffix(c)
+}
+
+// heldCapacity is Capacity of a capacity confirmed in every start whose
+// search found an edge.
+func heldCapacity(c *results.Capacity) string {
+	u := c.Units()
+	held, _ := heldStarts(c)
+	switch {
+	case c.LowerBound && c.Low > 0:
+		return fmt.Sprintf("held at least %s %s (%s; a lower bound: %s)", Amount(c.Low, u), u, heldIn(c), c.Reason) + searchEdge(c) + heldWide(c) + floorSuffix(c)
+	case c.Rate == 0:
+		return "none held: " + c.Reason + searchEdge(c) + floorSuffix(c)
+	case len(held) < 2:
+		// One start's rate has no interval: Unsettled says so.
+		return fmt.Sprintf("held %s %s", Amount(c.Rate, u), u) + Held(c) + floorSuffix(c)
+	}
+	return fmt.Sprintf("held %s %s [%s, %s]", Amount(c.Rate, u), u, Amount(c.Low, u), Amount(c.High, u)) + Held(c) + floorSuffix(c)
+}
+
+// searchEdge is "; the search's edge 51400" for a capacity confirmed in
+// every start: the search's own estimate, kept beside what held.
+func searchEdge(c *results.Capacity) string {
+	if c.SearchRate <= 0 {
+		return ""
+	}
+	return "; the search's edge " + Amount(c.SearchRate, c.Units())
+}
+
+// heldStarts are the rates c's starts held, in start order, and how
+// many starts were confirmed.
+func heldStarts(c *results.Capacity) (held []float64, confirmed int) {
+	for _, b := range c.Brackets {
+		if b.Confirmed {
+			confirmed++
+			if b.Held > 0 {
+				held = append(held, b.Held)
+			}
+		}
+	}
+	return held, confirmed
+}
+
+// Unsettled says why a capacity's held interval is too wide to use
+// (results.Capacity.Unsettled): "two starts held 39000 and 44000 req/s,
+// an interval [9000, 74000] wider than ±25%"; "" when it is not.
+func Unsettled(c *results.Capacity) string { return unsettled(c, true) }
+
+// unsettled is Unsettled, the interval's ends left out without
+// withInterval (where the line already says them).
+func unsettled(c *results.Capacity, withInterval bool) string {
+	if !c.Unsettled() {
+		return ""
+	}
+	u := c.Units()
+	held, confirmed := heldStarts(c)
+	var rates []string
+	for _, r := range held {
+		rates = append(rates, Amount(r, u))
+	}
+	who := number(len(held)) + " starts"
+	switch {
+	case len(held) == 1 && confirmed == 1:
+		who = "one start"
+	case len(held) < confirmed:
+		who = fmt.Sprintf("%s of %s starts", number(len(held)), number(confirmed))
+	}
+	text := fmt.Sprintf("%s held %s %s", who, and(rates), u)
+	iv := "an interval"
+	if withInterval {
+		iv += fmt.Sprintf(" [%s, %s]", Amount(c.Low, u), Amount(c.High, u))
+	}
+	switch {
+	case len(held) < 2:
+		return text + ", too few for an interval"
+	case c.Low <= 0:
+		return text + ", " + iv + " reaching zero"
+	}
+	return fmt.Sprintf("%s, %s wider than ±%.0f%%", text, iv, 100*results.HeldHalfWidth)
+}
+
+// number is n in words up to ten ("two"), in figures beyond.
+func number(n int) string {
+	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+	if n >= 0 && n < len(words) {
+		return words[n]
+	}
+	return fmt.Sprint(n)
+}
+
+// ordinal is the n-th in words up to the tenth ("third"), "13th" beyond.
+func ordinal(n int) string {
+	words := []string{"", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+	if n > 0 && n < len(words) {
+		return words[n]
+	}
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// and joins items as a sentence does: "a", "a and b", "a, b and c".
+func and(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // floorSuffix is "; this host's own p99 floor: 1.4 ms" for a capacity
@@ -501,7 +620,11 @@ func Answer(c *results.Capacity) string {
 		case b.Stopped != "":
 			failed = b.Stopped
 		}
-		starts = append(starts, fmt.Sprintf("start %d %s", b.Start, strings.Join(nonEmpty(held, failed), " and ")))
+		text := fmt.Sprintf("start %d %s", b.Start, strings.Join(nonEmpty(held, failed), " and "))
+		if then := startHeld(c, b); then != "" {
+			text += ", " + then
+		}
+		starts = append(starts, text)
 	}
 	if len(starts) == 0 {
 		return ""
@@ -567,8 +690,14 @@ func nonEmpty(ss ...string) []string {
 // Held says how a capacity's confirmation went: "; held 30 s at 60336",
 // "; held 2 × 30 s at 60336" (runs in a row),
 // "; held 30 s only at 57319 (not at 60336)", "; did not hold 30 s at
-// 60336, 57319, 54453 or 51730"; "" without confirmation runs.
+// 60336, 57319, 54453 or 51730"; "" without confirmation runs. For a
+// capacity confirmed in every start, whose figure is what held: " (2 ×
+// 30 s in each start); the search's edge 51400", and where its interval
+// is too wide to use, why and that another start would narrow it.
 func Held(c *results.Capacity) string {
+	if c.HeldPerStart() && c.SearchRate > 0 {
+		return heldPerStart(c)
+	}
 	if len(c.Confirmations) == 0 {
 		return ""
 	}
@@ -592,6 +721,116 @@ func Held(c *results.Capacity) string {
 	return fmt.Sprintf("; did NOT hold %.0f s at %s", secs, strings.Join(failed, ", "))
 }
 
+// heldPerStart is Held of a capacity confirmed in every start.
+func heldPerStart(c *results.Capacity) string {
+	return " (" + heldIn(c) + ")" + searchEdge(c) + heldWide(c)
+}
+
+// heldIn is "2 × 30 s in each start": how long the held rates held, and
+// in how many of the confirmed starts.
+func heldIn(c *results.Capacity) string {
+	held, confirmed := heldStarts(c)
+	runs := ""
+	for _, b := range c.Brackets {
+		if b.Held > 0 {
+			runs = heldRuns(b)
+			break
+		}
+	}
+	if len(held) < confirmed {
+		return fmt.Sprintf("%s in %s of %s starts", runs, number(len(held)), number(confirmed))
+	}
+	return runs + " in each start"
+}
+
+// heldWide is "; two starts held 39000 and 44000 req/s, an interval
+// reaching zero: a third start would narrow this" for a capacity whose
+// held interval is too wide to use; "" otherwise.
+func heldWide(c *results.Capacity) string {
+	why := unsettled(c, false)
+	if why == "" {
+		return ""
+	}
+	_, confirmed := heldStarts(c)
+	next := ordinal(confirmed + 1)
+	return "; " + why + ": " + article(next) + " " + next + " start would narrow this"
+}
+
+// article is "an" before a word said with a vowel first ("eighth",
+// "11th", "18th"), "a" before others.
+func article(w string) string {
+	for _, p := range []string{"e", "8", "11", "18"} {
+		if strings.HasPrefix(w, p) && (p != "11" && p != "18" || len(w) == 4) {
+			return "an"
+		}
+	}
+	return "a"
+}
+
+// heldRuns is "2 × 30 s", the runs in a row that held at b.Held.
+func heldRuns(b results.Bracket) string {
+	if b.HeldRuns > 1 {
+		return fmt.Sprintf("%d × %.0f s", b.HeldRuns, b.HeldSeconds)
+	}
+	return fmt.Sprintf("%.0f s", b.HeldSeconds)
+}
+
+// startHeld is how start b's confirmation went, for Answer: "then held
+// 2 × 30 s at 44067 req/s (not at 46386)", "then held at no rate from
+// 46386 down to 33711 req/s"; "" when it ran none.
+func startHeld(c *results.Capacity, b results.Bracket) string {
+	if !b.Confirmed {
+		return ""
+	}
+	u := c.Units()
+	var failed []string
+	seen := map[float64]bool{}
+	lowest := 0.0
+	for _, pr := range c.Confirmations {
+		if pr.Start != b.Start || pr.Disturbed != "" {
+			continue
+		}
+		if lowest == 0 || pr.Rate < lowest {
+			lowest = pr.Rate
+		}
+		if !pr.Pass && pr.Rate != b.Held && !seen[pr.Rate] {
+			seen[pr.Rate] = true
+			failed = append(failed, Amount(pr.Rate, u))
+		}
+	}
+	switch {
+	case b.Held > 0 && len(failed) == 0:
+		return fmt.Sprintf("then held %s at %s %s", heldRuns(b), Amount(b.Held, u), u)
+	case b.Held > 0:
+		return fmt.Sprintf("then held %s at %s %s (not at %s)", heldRuns(b), Amount(b.Held, u), u, strings.Join(failed, ", "))
+	}
+	return fmt.Sprintf("then held at no %s from %s down to %s %s", noun(u), Amount(b.Pass, u), Amount(lowest, u), u)
+}
+
+// AddedStarts are the lines that say how many starts a capacity
+// verdict's run added past the plan's trials, then each and why:
+// "start 3, as go-stdlib on string: two starts held 39000 and 44000
+// req/s, an interval [9735, 73265] wider than ±25%"; none when it added
+// none.
+func AddedStarts(v *results.CapacityVerdict) []string {
+	if v.AddedStarts == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%s %s added past the plan's trials, a held interval being too wide to use (reaching zero, or wider than ±%.0f%%):",
+		number(v.AddedStarts), plural(v.AddedStarts, "start", "starts"), 100*results.HeldHalfWidth)}
+	for _, a := range v.Added {
+		out = append(out, "  "+a)
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Amount writes a load in unit: users as whole numbers, rates as
 // human.Count does.
 func Amount(v float64, unit string) string {
@@ -608,7 +847,7 @@ func CapacityVerdict(v *results.CapacityVerdict) []string {
 		return []string{head + " no verdict: no capacity was found"}
 	}
 	out := []string{head}
-	for _, l := range append(Verdict(&v.Verdict), v.LowerBounds...) {
+	for _, l := range append(append(Verdict(&v.Verdict), v.LowerBounds...), AddedStarts(v)...) {
 		out = append(out, "  "+l)
 	}
 	return out

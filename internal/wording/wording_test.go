@@ -76,3 +76,52 @@ func TestLeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsettled: a held interval too wide to use says why, in words: too
+// few starts held, it reaches zero, or it is wider than ±25%; one that is
+// narrow enough, a lower bound, or not held per start says nothing.
+func TestUnsettled(t *testing.T) {
+	held := func(rate, low, high float64, helds ...float64) *results.Capacity {
+		c := &results.Capacity{Rate: rate, Low: low, High: high, SearchRate: rate * 1.1}
+		for i, h := range helds {
+			c.Brackets = append(c.Brackets, results.Bracket{Start: i + 1, Pass: h * 1.1, Confirmed: true, Held: h, HeldSeconds: 30, HeldRuns: 2})
+		}
+		return c
+	}
+	tests := []struct {
+		name string
+		c    *results.Capacity
+		want string
+	}{
+		// The interval of two starts far apart reaches zero.
+		{"reaching zero", held(41500, 0, 73266, 39000, 44000), "two starts held 39000 and 44000 req/s, an interval [0.00, 73266] reaching zero"},
+		// Three starts, ±32%.
+		{"wide", held(41000, 28000, 54000, 36000, 41000, 46000), "three starts held 36000, 41000 and 46000 req/s, an interval [28000, 54000] wider than ±25%"},
+		{"one start", held(39000, 39000, 39000, 39000), "one start held 39000 req/s, too few for an interval"},
+		{"one of two", held(39000, 39000, 39000, 39000, 0), "one of two starts held 39000 req/s, too few for an interval"},
+		{"narrow", held(45990, 44090, 47890, 45840, 46140), ""},
+		{"search only", &results.Capacity{Rate: 51439, Low: 0, High: 111897, Brackets: []results.Bracket{{Start: 1, Pass: 46386}, {Start: 2, Pass: 55808}}}, ""},
+	}
+	for _, tc := range tests {
+		if got := Unsettled(tc.c); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// The capacity's line says it once, and which start would narrow it.
+	if got, want := Capacity(tests[0].c), "held 41500 req/s [0.00, 73266] (2 × 30 s in each start); the search's edge 45650; two starts held 39000 and 44000 req/s, an interval reaching zero: a third start would narrow this"; got != want {
+		t.Errorf("Capacity: %q, want %q", got, want)
+	}
+	for n, want := range map[int]string{2: "second", 3: "third", 11: "11th", 12: "12th", 21: "21st", 22: "22nd", 23: "23rd"} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for w, want := range map[string]string{"third": "a", "eighth": "an", "eleventh": "an", "11th": "an", "18th": "an", "110th": "a", "81st": "an", "21st": "a"} {
+		if got := article(w); got != want {
+			t.Errorf("article(%q) = %q, want %q", w, got, want)
+		}
+	}
+	if got := and([]string{"a", "b", "c"}); got != "a, b and c" {
+		t.Errorf("and: %q", got)
+	}
+}
