@@ -76,7 +76,7 @@ func TestReportCommandErrors(t *testing.T) {
 		// no folder
 		{"no args", []string{"report"}, exitUsage, "one results folder"},
 		// an unknown format
-		{"bad format", []string{"report", "--format", "pdf", "x"}, exitUsage, "want html, md, json or csv"},
+		{"bad format", []string{"report", "--format", "pdf", "x"}, exitUsage, "want html, md, json, csv or terminal"},
 		// --out alone
 		{"out without format", []string{"report", "--out", "x.html", "x"}, exitUsage, "--out needs --format"},
 		// a negative latency
