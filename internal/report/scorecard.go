@@ -607,20 +607,8 @@ func audited(r *results.Run, workload, stack string, runs []*results.ServiceRun)
 	if len(writes) == 0 {
 		return "", nil, 0, 0
 	}
-	kinds := make([]string, 0, len(writes))
-	for k := range writes {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	var answered []string
-	var lost, extra int64
-	for _, k := range kinds {
-		w := writes[k]
-		answered = append(answered, fmt.Sprintf("%s %s", thousands(w.Answered), writtenLabel(k)))
-		lost += w.Lost()
-		extra += w.Extra()
-	}
-	out := fmt.Sprintf("%s answered as written: %s lost, %s written past the answers", strings.Join(answered, ", "), thousands(lost), thousands(extra))
+	answered, lost, extra := writesTotals(writes)
+	out := fmt.Sprintf("%s answered as written: %s lost, %s written past the answers", answered, thousands(lost), thousands(extra))
 	if lost > 0 || extra > 0 {
 		out = "ROWS " + out
 	}
@@ -653,6 +641,24 @@ func brokeAlone(r *results.Run, workload string, arms []string, trial int, check
 		}
 	}
 	return false
+}
+
+// writesTotals says the rows answered of each kind of w, in the kinds'
+// order ("970,332 POST /client/new/{balance}, 482,626 POST
+// /transaction"), and sums what was lost and written past the answers.
+func writesTotals(w results.Writes) (answered string, lost, extra int64) {
+	kinds := make([]string, 0, len(w))
+	for k := range w {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, thousands(w[k].Answered)+" "+writtenLabel(k))
+		lost += w[k].Lost()
+		extra += w[k].Extra()
+	}
+	return strings.Join(parts, ", "), lost, extra
 }
 
 // writtenLabel is a kind of row as the cell names it: its request,

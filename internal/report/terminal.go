@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -176,20 +175,9 @@ func correctSummary(sc *Scorecard) string {
 	if len(writes) == 0 {
 		return out
 	}
-	kinds := make([]string, 0, len(writes))
-	for k := range writes {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	var parts []string
-	var lost, extra int64
-	for _, k := range kinds {
-		parts = append(parts, thousands(writes[k].Answered)+" "+writtenLabel(k))
-		lost += writes[k].Lost()
-		extra += writes[k].Extra()
-	}
+	answered, lost, extra := writesTotals(writes)
 	return out + fmt.Sprintf("; every stack's rows held against its answers (%s answered as written: %s lost, %s written past them); invariants held in %d of %d stack starts",
-		strings.Join(parts, ", "), thousands(lost), thousands(extra), held, starts)
+		answered, thousands(lost), thousands(extra), held, starts)
 }
 
 // cpuChain is the ranking on CPU per request at a rate, each pair's
