@@ -31,7 +31,7 @@ func runImages(st *state, args []string) error {
 		}
 		return usageError{err: errors.New("images: the one subcommand is build"), hint: "showdown images build go-stdlib showdown"}
 	}
-	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME|FOLDER...]\n\nBuilds the images of the named implementations (a name under services/ or a stack's folder,\n./our-service) and of showdown (all under services/ when none is named)\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
+	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME|FOLDER...]\n\nBuilds the images of the named implementations (a name under services/ or a stack's folder,\n./our-service) and of showdown (all under services/ when none is named), or postgres (PostgreSQL 15\nfrom Debian's packages, for a cluster that cannot pull the official image),\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
 	push := fs.String("push", "", "push the images to `REGISTRY` (e.g. registry.example.com/team)")
 	tag := fs.String("tag", images.DefaultTag, "image `tag`")
 	record := fs.String("record", filepath.Join("bin", "images.json"), "write the images' sizes to this `file`")
@@ -62,8 +62,12 @@ func runImages(st *state, args []string) error {
 	}
 	var errs []error
 	todo := map[string]*service.Manifest{}
+	harness := map[string]bool{}
+	for _, n := range images.HarnessImages {
+		harness[n] = true
+	}
 	for i, n := range names {
-		if n == images.ShowdownImage {
+		if harness[n] {
 			todo[n] = nil
 			continue
 		}
@@ -77,7 +81,7 @@ func runImages(st *state, args []string) error {
 		todo[m.Name] = m
 	}
 	if len(errs) > 0 {
-		return usageError{err: errors.Join(errs...), hint: "names are services (showdown services) or showdown"}
+		return usageError{err: errors.Join(errs...), hint: "names are services (showdown services), showdown or postgres"}
 	}
 	tool, err := images.FindTool()
 	if err != nil {
@@ -91,7 +95,13 @@ func runImages(st *state, args []string) error {
 	var failed []string
 	for _, n := range names {
 		fmt.Fprintf(st.stderr, "building %s with %s...\n", b.Ref(n), tool.Name)
-		img, err := b.Build(st.ctx, todo[n])
+		var img *images.Image
+		var err error
+		if harness[n] {
+			img, err = b.BuildHarness(st.ctx, n)
+		} else {
+			img, err = b.Build(st.ctx, todo[n])
+		}
 		if err != nil {
 			fmt.Fprintf(st.stderr, "showdown: %v\n", err)
 			var h hinted

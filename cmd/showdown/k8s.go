@@ -65,7 +65,23 @@ func runK8s(st *state, args []string) error {
 
 // renderFlags are the flags render and run share.
 type renderFlags struct {
-	namespace, registry, tag string
+	namespace, registry, tag    string
+	postgresImage, mariadbImage string
+	databaseCPU, databaseMemory string
+}
+
+// options are the render options the flags say.
+func (f *renderFlags) options() (k8s.Options, error) {
+	o := k8s.Options{Namespace: f.namespace, Registry: f.registry, Tag: f.tag,
+		PostgresImage: f.postgresImage, MariaDBImage: f.mariadbImage}
+	var err error
+	if o.DatabaseCPU, err = k8s.ParseQuantity("--database-cpu", f.databaseCPU); err != nil {
+		return o, usageError{err: err, hint: "a CPU quantity, e.g. --database-cpu 500m or 2"}
+	}
+	if o.DatabaseMemory, err = k8s.ParseQuantity("--database-memory", f.databaseMemory); err != nil {
+		return o, usageError{err: err, hint: "a memory quantity, e.g. --database-memory 512Mi or 2Gi"}
+	}
+	return o, nil
 }
 
 func (f *renderFlags) define(st *state, name, synopsis string) *flag.FlagSet {
@@ -73,6 +89,10 @@ func (f *renderFlags) define(st *state, name, synopsis string) *flag.FlagSet {
 	fs.StringVar(&f.namespace, "namespace", "", "the run's `namespace` (default showdown-PLAN-RUNID)")
 	fs.StringVar(&f.registry, "registry", k8s.DefaultRegistry, "images are `REGISTRY`/NAME:TAG, as 'showdown images build --push' named them")
 	fs.StringVar(&f.tag, "tag", k8s.DefaultTag, "image `tag`")
+	fs.StringVar(&f.postgresImage, "postgres-image", k8s.PostgresImage, "PostgreSQL's `image` (on a cluster without a registry: 'showdown images build postgres' and localhost/showdown/postgres:latest)")
+	fs.StringVar(&f.mariadbImage, "mariadb-image", k8s.MariaDBImage, "MariaDB's `image`")
+	fs.StringVar(&f.databaseCPU, "database-cpu", k8s.DatabaseCPU, "each database pod's CPU `quantity`, requests == limits")
+	fs.StringVar(&f.databaseMemory, "database-memory", k8s.DatabaseMemory, "each database pod's memory `quantity`, requests == limits")
 	return fs
 }
 
@@ -87,7 +107,10 @@ func runK8sRender(st *state, args []string) error {
 	if len(pos) != 1 {
 		return usageError{err: errors.New("one plan expected"), hint: "showdown k8s render plans/api-showdown.yaml | kubectl apply -f -"}
 	}
-	o := k8s.Options{Namespace: f.namespace, Registry: f.registry, Tag: f.tag}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
 	if *startAt != "" {
 		if o.Start, err = time.Parse(time.RFC3339, *startAt); err != nil {
 			return usageError{err: fmt.Errorf("--start: %w", err), hint: "e.g. --start 2026-11-23T08:00:00Z"}
@@ -130,7 +153,11 @@ func runK8sRun(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := k8s.Render(p, k8s.Options{Namespace: f.namespace, Registry: f.registry, Tag: f.tag})
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	m, err := k8s.Render(p, o)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,11 @@ import (
 type sharedBase struct {
 	name   string
 	debian []string
-	from   string
-	stage  func(ctx context.Context, b *Builder, dir string) error
+	// hooks run in the new file system's root before its packages are
+	// installed (mmdebstrap's --essential-hook), as shell commands.
+	hooks []string
+	from  string
+	stage func(ctx context.Context, b *Builder, dir string) error
 }
 
 // The libraries a dynamically linked runtime needs (libc comes with the
@@ -38,6 +41,10 @@ var sharedBases = []sharedBase{
 	{name: "base-jre", from: "base", stage: stageJRE},
 	// This machine's node binary as /usr/local/bin/node.
 	{name: "base-node", from: "base", stage: stageNode},
+	// Debian's PostgreSQL 15 server, without the cluster its package would
+	// make: the database image's entry point makes one in PGDATA.
+	{name: "base-postgres", debian: append(append([]string(nil), debianRuntime...), "postgresql-15"),
+		hooks: []string{`mkdir -p "$1/etc/postgresql-common/createcluster.d" && echo "create_main_cluster = false" > "$1/etc/postgresql-common/createcluster.d/showdown.conf"`}},
 }
 
 // jlinkModules are the JDK modules the Java services (Spring Boot on
@@ -87,7 +94,7 @@ func (b *Builder) EnsureBase(ctx context.Context, name string) error {
 	}
 	var err error
 	if s.debian != nil {
-		err = b.debianBase(ctx, b.BaseRef(name), s.debian)
+		err = b.debianBase(ctx, b.BaseRef(name), s.debian, s.hooks)
 	} else {
 		err = b.layerBase(ctx, s)
 	}
@@ -120,7 +127,7 @@ func (b *Builder) layerBase(ctx context.Context, s *sharedBase) error {
 
 // debianBase makes ref once: mmdebstrap (or debootstrap) writes a minimal
 // file system with packages, which is imported.
-func (b *Builder) debianBase(ctx context.Context, ref string, packages []string) error {
+func (b *Builder) debianBase(ctx context.Context, ref string, packages, hooks []string) error {
 	if b.Tool.Exists(ctx, ref) {
 		return nil
 	}
@@ -133,10 +140,16 @@ func (b *Builder) debianBase(ctx context.Context, ref string, packages []string)
 	include := strings.Join(packages, ",")
 	var c *exec.Cmd
 	if p, err := exec.LookPath("mmdebstrap"); err == nil {
-		c = exec.CommandContext(ctx, p, "--variant=essential", "--include="+include,
-			"--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
-			b.suite(), tarball)
+		args := []string{"--variant=essential", "--include=" + include,
+			"--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/locale/*"}
+		for _, h := range hooks {
+			args = append(args, "--essential-hook="+h)
+		}
+		c = exec.CommandContext(ctx, p, append(args, b.suite(), tarball)...)
 	} else if p, err := exec.LookPath("debootstrap"); err == nil {
+		if len(hooks) > 0 {
+			return fmt.Errorf("the %s file system needs mmdebstrap for its hooks (hint: apt-get install mmdebstrap)", ref)
+		}
 		root := filepath.Join(dir, "root")
 		c = exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf("%s --variant=minbase --include=%s %s %s && tar -C %s -cf %s .", p, include, b.suite(), root, root, tarball))
 	} else {

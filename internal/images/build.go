@@ -32,7 +32,14 @@ const (
 	DefaultSuite = "bookworm"
 	// ShowdownImage is the name of showdown's own image.
 	ShowdownImage = "showdown"
+	// PostgresImage is the name of the harness's PostgreSQL image, for
+	// clusters that cannot pull the official one (images/postgres.Containerfile).
+	PostgresImage = "postgres"
 )
+
+// HarnessImages are the images the harness itself builds, beside the
+// implementations'.
+var HarnessImages = []string{ShowdownImage, PostgresImage}
 
 // Tool is the image builder found on this machine.
 type Tool struct {
@@ -218,18 +225,26 @@ func (b *Builder) log() io.Writer {
 }
 
 // Build builds the image of one implementation with the recipe its folder
-// carries (FindRecipe), or of showdown when m is nil, and inspects it. An
-// implementation is built first (Build, cached) and its image_build steps
-// run; the recipe's context is the service folder.
+// carries (FindRecipe), and inspects it. An implementation is built first
+// (Build, cached) and its image_build steps run; the recipe's context is
+// the service folder.
 func (b *Builder) Build(ctx context.Context, m *service.Manifest) (*Image, error) {
-	t0 := time.Now()
-	var img *Image
-	var err error
-	if m == nil {
-		img, err = b.buildShowdown(ctx)
-	} else {
-		img, err = b.buildService(ctx, m)
+	return b.inspect(ctx, time.Now(), func() (*Image, error) { return b.buildService(ctx, m) })
+}
+
+// BuildHarness builds one of HarnessImages and inspects it.
+func (b *Builder) BuildHarness(ctx context.Context, name string) (*Image, error) {
+	switch name {
+	case ShowdownImage:
+		return b.inspect(ctx, time.Now(), func() (*Image, error) { return b.buildShowdown(ctx) })
+	case PostgresImage:
+		return b.inspect(ctx, time.Now(), func() (*Image, error) { return b.buildPostgres(ctx) })
 	}
+	return nil, fmt.Errorf("no harness image %q (there are %s)", name, strings.Join(HarnessImages, ", "))
+}
+
+func (b *Builder) inspect(ctx context.Context, t0 time.Time, build func() (*Image, error)) (*Image, error) {
+	img, err := build()
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +307,30 @@ func (b *Builder) buildShowdown(ctx context.Context) (*Image, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", ShowdownImage, err)
+	}
+	return img, nil
+}
+
+// buildPostgres builds the PostgreSQL image: base-postgres and the entry
+// point, staged for images/postgres.Containerfile.
+func (b *Builder) buildPostgres(ctx context.Context) (*Image, error) {
+	const base = "base-postgres"
+	if err := b.EnsureBase(ctx, base); err != nil {
+		return nil, fmt.Errorf("image %s: %w", PostgresImage, err)
+	}
+	stage, err := os.MkdirTemp("", "showdown-image-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(stage)
+	file := filepath.Join(b.Root, "images", "postgres.Containerfile")
+	img := &Image{Name: PostgresImage, Ref: b.Ref(PostgresImage), Recipe: b.rel(file), Base: b.BaseRef(base)}
+	err = copyFile(filepath.Join(b.Root, "images", "postgres-entrypoint.sh"), filepath.Join(stage, "postgres-entrypoint.sh"), 0o755)
+	if err == nil {
+		err = b.Tool.Build(ctx, b.log(), file, stage, img.Ref, map[string]string{"BASE": b.BaseRef(base)})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", PostgresImage, err)
 	}
 	return img, nil
 }

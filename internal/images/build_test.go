@@ -54,7 +54,13 @@ func TestBuildStaticImages(t *testing.T) {
 		// showdown: its static binary and the workloads' files.
 		{nil, "/usr/local/bin/showdown", "", 150 << 20},
 	} {
-		img, err := b.Build(ctx, tc.m)
+		var img *Image
+		var err error
+		if tc.m == nil {
+			img, err = b.BuildHarness(ctx, ShowdownImage)
+		} else {
+			img, err = b.Build(ctx, tc.m)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,9 +57,15 @@ const (
 	// controller to copy before it exits anyway.
 	DefaultHold = 10 * time.Minute
 	// PostgresImage and MariaDBImage are the official images the
-	// databases run from.
+	// databases run from unless Options name others (a cluster that cannot
+	// pull them runs 'showdown images build postgres').
 	PostgresImage = "docker.io/library/postgres:15"
 	MariaDBImage  = "docker.io/library/mariadb:11.4"
+	// DatabaseCPU and DatabaseMemory are each database pod's requests
+	// and limits unless Options say others: two CPUs and 2 GiB, so a
+	// database is never the pod the scheduler squeezes.
+	DatabaseCPU    = "2"
+	DatabaseMemory = "2Gi"
 	// ResultsDir is where shards write inside the generator pods, and
 	// SamplesDir where samplers write inside the service pods.
 	ResultsDir = "/results"
@@ -86,6 +92,28 @@ type Options struct {
 	// Start is the first step's start instant; the others follow in plan
 	// order, one after another (showdown k8s run sets each as it goes).
 	Start time.Time
+	// PostgresImage and MariaDBImage are the databases' images (default
+	// the official ones, PostgresImage and MariaDBImage).
+	PostgresImage, MariaDBImage string
+	// DatabaseCPU and DatabaseMemory are each database pod's requests and
+	// limits (default DatabaseCPU, DatabaseMemory).
+	DatabaseCPU, DatabaseMemory resource.Quantity
+}
+
+// ParseQuantity reads a resource quantity given as flag ("" is the zero
+// quantity, the default).
+func ParseQuantity(flag, s string) (resource.Quantity, error) {
+	if s == "" {
+		return resource.Quantity{}, nil
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return q, fmt.Errorf("%s %q: %w", flag, s, err)
+	}
+	if q.Sign() <= 0 {
+		return q, fmt.Errorf("%s %q: must be above zero", flag, s)
+	}
+	return q, nil
 }
 
 func (o Options) withDefaults(p *plan.Plan) Options {
@@ -94,6 +122,18 @@ func (o Options) withDefaults(p *plan.Plan) Options {
 	}
 	if o.Tag == "" {
 		o.Tag = DefaultTag
+	}
+	if o.PostgresImage == "" {
+		o.PostgresImage = PostgresImage
+	}
+	if o.MariaDBImage == "" {
+		o.MariaDBImage = MariaDBImage
+	}
+	if o.DatabaseCPU.IsZero() {
+		o.DatabaseCPU = resource.MustParse(DatabaseCPU)
+	}
+	if o.DatabaseMemory.IsZero() {
+		o.DatabaseMemory = resource.MustParse(DatabaseMemory)
 	}
 	if o.Start.IsZero() {
 		o.Start = time.Now().UTC().Add(2 * time.Minute).Truncate(time.Minute)
@@ -358,13 +398,6 @@ func (r *renderer) mysqlURL() string {
 	return fmt.Sprintf("mysql://%s:%s@mariadb:3306/%s", dbUser, dbPassword, dbName)
 }
 
-// Database pods get two CPUs and 2 GiB, requests equal to limits, so a
-// database is never the pod the scheduler squeezes.
-var (
-	dbCPU    = resource.MustParse("2")
-	dbMemory = resource.MustParse("2Gi")
-)
-
 func (r *renderer) databases() {
 	type engine struct {
 		name, image, url string
@@ -375,13 +408,13 @@ func (r *renderer) databases() {
 	}
 	var es []engine
 	if r.needs("postgres") && r.p.Database.URL == "" {
-		es = append(es, engine{name: "postgres", image: PostgresImage, port: 5432,
+		es = append(es, engine{name: "postgres", image: r.o.PostgresImage, port: 5432,
 			env:   []corev1.EnvVar{{Name: "POSTGRES_USER", Value: dbUser}, {Name: "POSTGRES_PASSWORD", Value: dbPassword}, {Name: "POSTGRES_DB", Value: dbName}},
 			args:  []string{"-c", "max_connections=" + strconv.Itoa(r.p.Database.MaxConnections)},
 			ready: []string{"pg_isready", "-h", "127.0.0.1", "-U", dbUser, "-d", dbName}})
 	}
 	if r.needs("mysql") && r.p.Database.MySQLURL == "" {
-		es = append(es, engine{name: "mariadb", image: MariaDBImage, port: 3306,
+		es = append(es, engine{name: "mariadb", image: r.o.MariaDBImage, port: 3306,
 			env: []corev1.EnvVar{{Name: "MARIADB_USER", Value: dbUser}, {Name: "MARIADB_PASSWORD", Value: dbPassword}, {Name: "MARIADB_DATABASE", Value: dbName},
 				{Name: "MARIADB_RANDOM_ROOT_PASSWORD", Value: "1"}},
 			args:  []string{"--max-connections=" + strconv.Itoa(r.p.Database.MaxConnections)},
@@ -420,7 +453,7 @@ func (r *renderer) databases() {
 					{Name: "initdb", MountPath: "/docker-entrypoint-initdb.d"},
 					{Name: "data", MountPath: dataDir(e.name)},
 				},
-				Resources: guaranteed(dbCPU, dbMemory),
+				Resources: guaranteed(r.o.DatabaseCPU, r.o.DatabaseMemory),
 			}},
 			// emptyDir: a restart of the pod is a fresh database, as the
 			// local runner's restart policy wants.

@@ -256,3 +256,54 @@ func TestRenderRefusesCores(t *testing.T) {
 		t.Errorf("Render with cores: got %v, want a refusal naming replicas", err)
 	}
 }
+
+// TestRenderDatabaseSettings: a cluster that cannot pull the official
+// images gets the database image and size it is told, and the defaults
+// stay the official images at two CPUs and 2 GiB.
+func TestRenderDatabaseSettings(t *testing.T) {
+	p := loadPlan(t, filepath.Join("testdata", "k8s-closed-db.yaml"))
+	cpu, err := ParseQuantity("--database-cpu", "500m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _ := ParseQuantity("--database-memory", "512Mi")
+	for _, tc := range []struct {
+		o               Options
+		image, cpu, mem string
+	}{
+		{Options{}, PostgresImage, DatabaseCPU, DatabaseMemory},
+		{Options{PostgresImage: "localhost/showdown/postgres:latest", DatabaseCPU: cpu, DatabaseMemory: mem}, "localhost/showdown/postgres:latest", "500m", "512Mi"},
+	} {
+		tc.o.Start, tc.o.RunID = start, "r1"
+		m, err := Render(p, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, o := range m.Objects() {
+			ss, ok := o.(*appsv1.StatefulSet)
+			if !ok || ss.Name != "postgres" {
+				continue
+			}
+			found = true
+			c := ss.Spec.Template.Spec.Containers[0]
+			if c.Image != tc.image {
+				t.Errorf("postgres image %q, want %q", c.Image, tc.image)
+			}
+			if got := c.Resources.Limits.Cpu().String(); got != tc.cpu {
+				t.Errorf("postgres CPU limit %s, want %s", got, tc.cpu)
+			}
+			if got := c.Resources.Requests.Memory().String(); got != tc.mem {
+				t.Errorf("postgres memory request %s, want %s", got, tc.mem)
+			}
+		}
+		if !found {
+			t.Fatal("no postgres StatefulSet rendered")
+		}
+	}
+	for _, bad := range []string{"0", "-1", "two"} {
+		if _, err := ParseQuantity("--database-cpu", bad); err == nil {
+			t.Errorf("--database-cpu %q accepted", bad)
+		}
+	}
+}
