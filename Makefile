@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/showdown
 
-.PHONY: run test setup build bench clean k8s-bin k8s-test
+.PHONY: run test setup build bench clean k8s-bin k8s-test k8s-cluster-bin k8s-up k8s-down
 
 setup:
 	@bash scripts/setup.sh
@@ -45,6 +45,28 @@ $(K8S_BIN)/kube-apiserver:
 	cd tools/k8stest && $(GO) build -p 2 -trimpath -ldflags '$(K8S_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 
 k8s-bin: $(K8S_BIN)/etcd $(K8S_BIN)/kube-apiserver
+
+# The rest of a single-node cluster (scripts/cluster.sh): the same module's
+# controller manager, scheduler, kubelet, kube-proxy and kubectl, CoreDNS
+# from tools/coredns, and the pods' sandbox (tools/pause, static).
+K8S_CLUSTER_CMDS := kube-controller-manager kube-scheduler kubelet kube-proxy kubectl
+
+$(addprefix $(K8S_BIN)/,$(K8S_CLUSTER_CMDS)):
+	cd tools/k8stest && $(GO) build -p 2 -trimpath -ldflags '$(K8S_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/$(notdir $@)
+
+$(K8S_BIN)/coredns:
+	cd tools/coredns && $(GO) build -p 2 -trimpath -o $@ .
+
+$(K8S_BIN)/pause:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $@ ./tools/pause
+
+k8s-cluster-bin: k8s-bin $(addprefix $(K8S_BIN)/,$(K8S_CLUSTER_CMDS)) $(K8S_BIN)/coredns $(K8S_BIN)/pause
+
+k8s-up: k8s-cluster-bin
+	SHOWDOWN_K8S_BIN=$(K8S_BIN) bash scripts/cluster.sh up
+
+k8s-down:
+	SHOWDOWN_K8S_BIN=$(K8S_BIN) bash scripts/cluster.sh down
 
 k8s-test: k8s-bin
 	SHOWDOWN_K8S_BIN=$(K8S_BIN) $(GO) test -count=1 -run 'TestRealAPIServer|TestToolModuleVersion' -v ./internal/k8s/
