@@ -34,6 +34,7 @@ var floorOf = map[string]int{
 	"cmd/showdown":            commands,
 	"bench/attack/generators": commands,
 	"bench/attack/hello":      commands,
+	"tools/pause":             commands,
 	"bench/attack/prof":       commands,
 	"bench/warmup-cold":       commands,
 
