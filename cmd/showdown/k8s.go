@@ -138,12 +138,16 @@ func runK8sRun(st *state, args []string) error {
 	keep := fs.Bool("keep", false, "leave the namespace and its objects in place")
 	results := fs.String("results", "results", "parent `dir` of the results folder")
 	imagesFile := fs.String("images", filepath.Join("bin", "images.json"), "the images' sizes as 'showdown images build' recorded them (`file`; skipped if missing)")
+	lead := fs.Duration("lead", k8s.DefaultLead, "how long before a level's start instant its generator Job is created, for its pods to be scheduled and waiting (`duration`)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageError{err: errors.New("one plan expected"), hint: "showdown k8s run plans/api-showdown.yaml --context kind-showdown"}
+	}
+	if *lead < time.Second {
+		return usageError{err: fmt.Errorf("--lead %s: at least 1s", *lead), hint: "a node that starts pods in seconds can take --lead 10s; the default is " + k8s.DefaultLead.String()}
 	}
 	root, err := stack.Root(st.getenv)
 	if err != nil {
@@ -173,7 +177,7 @@ func runK8sRun(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
-	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep, Images: imgs,
+	c := &k8s.Controller{Client: cs, Exec: ex, Progress: st.stderr, Keep: *keep, Images: imgs, Lead: *lead,
 		Command: "showdown k8s run " + strings.Join(args, " "), Context: ctxName}
 	_, _, err = c.Run(st.ctx, p, m, dir)
 	if paths, rerr := report.WriteFiles(dir, dir); rerr != nil {

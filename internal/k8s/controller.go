@@ -38,6 +38,10 @@ const (
 	// DefaultGrace is how long after a level's planned end a shard may
 	// still take before it counts as never finishing.
 	DefaultGrace = 2 * time.Minute
+	// LateShard is how long after its planned start a shard may begin
+	// measuring before the level carries a warning: the shards of a level
+	// are meant to start together.
+	LateShard = time.Second
 	// DefaultLogLines is how many of a failed container's last log lines
 	// an error quotes.
 	DefaultLogLines = 20
@@ -72,6 +76,8 @@ type Controller struct {
 	// Command and Context go into run.json: the command that reproduces
 	// the run and the kubeconfig context it ran in.
 	Command, Context string
+
+	tasks []TaskRecord // the run's tasks so far
 }
 
 // Image is one built image: its reference and sizes.
@@ -90,6 +96,18 @@ type Cluster struct {
 	Pods      []Placement  `json:"pods"`
 	Sizing    Sizing       `json:"generator_sizing"`
 	Steps     []StepRecord `json:"steps"`
+	// Tasks are the one-pod Jobs run beside the levels (the contract
+	// check, the warm-up, the audit), in order.
+	Tasks []TaskRecord `json:"tasks,omitempty"`
+}
+
+// TaskRecord is one in-cluster task as run.
+type TaskRecord struct {
+	Job   string    `json:"job"`
+	Kind  string    `json:"kind"` // verify, warmup, audit
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Error string    `json:"error,omitempty"`
 }
 
 // Node is one node of the cluster.
@@ -106,6 +124,8 @@ type Placement struct {
 	Pod  string `json:"pod"`
 	Role string `json:"role"`
 	Node string `json:"node"`
+	// QoS is the class Kubernetes gave the pod (Guaranteed as rendered).
+	QoS string `json:"qos_class,omitempty"`
 }
 
 // StepRecord is one level as run.
@@ -114,7 +134,10 @@ type StepRecord struct {
 	Start  time.Time `json:"start"`
 	Dir    string    `json:"dir"`
 	Shards int       `json:"shards"`
-	Error  string    `json:"error,omitempty"`
+	// Began is when each shard's measurement began (its result's start),
+	// by shard: the instant plus the warm-up unless its pod started late.
+	Began []time.Time `json:"shards_began,omitempty"`
+	Error string      `json:"error,omitempty"`
 }
 
 // PodError is a pod that cannot do its work, with the reason Kubernetes
@@ -190,6 +213,7 @@ func (c *Controller) say(format string, args ...any) {
 // at the end, also when ctx is cancelled (Ctrl-C).
 func (c *Controller) Run(ctx context.Context, p *plan.Plan, m *Manifests, dir string) (*results.Run, *Cluster, error) {
 	c.defaults()
+	c.tasks = nil
 	rec := &results.Run{Version: 1, Command: c.Command, Plan: p, Start: c.Now().UTC(), Builds: map[string]*results.Build{}}
 	cl := &Cluster{Context: c.Context, Namespace: m.Namespace, Sizing: m.Sizing}
 	if v, err := c.Client.Discovery().ServerVersion(); err == nil {
@@ -225,7 +249,7 @@ func (c *Controller) Run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 	if err != nil {
 		rec.Warnings = append(rec.Warnings, err.Error())
 	}
-	if werr := writeRun(dir, rec, cl); werr != nil {
+	if werr := c.writeRun(dir, rec, cl); werr != nil {
 		c.say("writing %s: %v", results.RunFile, werr)
 		err = errors.Join(err, werr)
 	}
@@ -357,7 +381,7 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 		if last[d] == i {
 			c.deleteDeployment(ctx, d)
 		}
-		if err := writeRun(dir, rec, cl); err != nil {
+		if err := c.writeRun(dir, rec, cl); err != nil {
 			return err
 		}
 	}
@@ -712,15 +736,30 @@ func (c *Controller) step(ctx context.Context, st *Step, dir string) (*load.Resu
 			return fail(fmt.Errorf("shard %d/%d: %w", i+1, shards, err))
 		}
 		results = append(results, r)
+		rec.Began = append(rec.Began, r.Summary.Start)
 	}
 	merged, err := load.Merge(results...)
 	if err != nil {
 		return fail(err)
 	}
+	merged.Summary.Warnings = append(merged.Summary.Warnings, lateShards(start.Add(st.Warmup), rec.Began)...)
 	c.say("  merged %d shards: %d requests, %d errors", shards, merged.Summary.Total.Samples, merged.Summary.Total.Errors)
 	bg := metav1.DeletePropagationBackground
 	c.Client.BatchV1().Jobs(job.Namespace).Delete(ctx, job.Name, metav1.DeleteOptions{PropagationPolicy: &bg})
 	return merged, rec, nil
+}
+
+// lateShards names each shard that began measuring more than LateShard
+// after planned, when the level's shards were to begin together.
+func lateShards(planned time.Time, began []time.Time) []string {
+	var out []string
+	for i, b := range began {
+		if late := b.Sub(planned); late > LateShard {
+			out = append(out, fmt.Sprintf("shard %d/%d began measuring %.1f s after the level's instant (its pod started late; a longer k8s run --lead gives pods more time): the merged rate is short of the plan's over those seconds",
+				i+1, len(began), late.Seconds()))
+		}
+	}
+	return out
 }
 
 // collect copies folder from a container into dst over the exec API; with
@@ -754,7 +793,7 @@ func (c *Controller) placement(ctx context.Context, ns string, cl *Cluster) {
 	}
 	for _, p := range list.Items {
 		if !seen[p.Name] && p.Spec.NodeName != "" {
-			cl.Pods = append(cl.Pods, Placement{Pod: p.Name, Role: p.Labels[LabelComponent], Node: p.Spec.NodeName})
+			cl.Pods = append(cl.Pods, Placement{Pod: p.Name, Role: p.Labels[LabelComponent], Node: p.Spec.NodeName, QoS: string(p.Status.QOSClass)})
 		}
 	}
 }
@@ -789,7 +828,8 @@ func durationOf(job *batchv1.Job) time.Duration {
 // writeRun writes run.json through package results: the local runner's
 // record (what results.ReadRun and the report read) with the cluster
 // beside it under "kubernetes".
-func writeRun(dir string, r *results.Run, cl *Cluster) error {
+func (c *Controller) writeRun(dir string, r *results.Run, cl *Cluster) error {
+	cl.Tasks = c.tasks
 	b, err := json.Marshal(cl)
 	if err != nil {
 		return err

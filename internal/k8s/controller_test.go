@@ -86,6 +86,7 @@ func (k *kubelet) ensure(ctx context.Context, name, role string, labels, annotat
 	default:
 		p.Status = k.status(role, name)
 	}
+	p.Status.QOSClass = qosOf(p.Spec)
 	// A status names the pod's own containers, as a real API server wants.
 	for i := range p.Status.ContainerStatuses {
 		if !hasContainer(p.Spec, p.Status.ContainerStatuses[i].Name) {
@@ -96,6 +97,20 @@ func (k *kubelet) ensure(ctx context.Context, name, role string, labels, annotat
 		}
 	}
 	pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+}
+
+// qosOf is the class a kubelet gives a pod of spec: Guaranteed when every
+// container's requests equal its limits for CPU and memory.
+func qosOf(spec corev1.PodSpec) corev1.PodQOSClass {
+	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			l, ok := c.Resources.Limits[r]
+			if q, rok := c.Resources.Requests[r]; !ok || (rok && q.Cmp(l) != 0) {
+				return corev1.PodQOSBurstable
+			}
+		}
+	}
+	return corev1.PodQOSGuaranteed
 }
 
 func hasContainer(spec corev1.PodSpec, name string) bool {
@@ -425,8 +440,24 @@ func TestControllerRun(t *testing.T) {
 			if lr.Service.RSSPeakBytes != samplerRSS || lr.Service.CPUMean != 40 || lr.Service.ThreadsMax != 7 {
 				t.Errorf("level resources %+v, want the samplers' 40%% CPU and %d B RSS within the level", lr.Service, samplerRSS)
 			}
-			if len(cl.Pods) == 0 || cl.Steps[0].Shards != 2 {
+			if len(cl.Pods) == 0 || cl.Steps[0].Shards != 2 || len(cl.Steps[0].Began) != 2 {
 				t.Errorf("cluster record lacks placement or steps: %+v", cl)
+			}
+			for _, pod := range cl.Pods {
+				if pod.QoS != string(corev1.PodQOSGuaranteed) {
+					t.Errorf("pod %s (%s): QoS %q recorded, want Guaranteed", pod.Pod, pod.Role, pod.QoS)
+				}
+			}
+			// The tasks, in order: the contract check, the warm-up, the audit.
+			var kinds []string
+			for _, tk := range cl.Tasks {
+				kinds = append(kinds, tk.Kind)
+				if (tk.Error != "") != (tc.task != nil && tk.Kind == "audit") || tk.End.Before(tk.Start) {
+					t.Errorf("task %+v", tk)
+				}
+			}
+			if strings.Join(kinds, ",") != "verify,warmup,audit" {
+				t.Errorf("tasks recorded %v, want verify,warmup,audit", kinds)
 			}
 			back, err := results.ReadRun(dir)
 			if err != nil || len(back.Services) != 1 {
@@ -446,5 +477,18 @@ func TestControllerRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLateShards(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	// On time (within LateShard) and early: no warning.
+	if w := lateShards(at, []time.Time{at, at.Add(LateShard), at.Add(-time.Second)}); len(w) != 0 {
+		t.Errorf("warnings %q for shards on time", w)
+	}
+	// The second of two shards 3 s late: named, with its delay.
+	w := lateShards(at, []time.Time{at, at.Add(3 * time.Second)})
+	if len(w) != 1 || !strings.Contains(w[0], "shard 2/2 began measuring 3.0 s after") {
+		t.Errorf("warnings %q, want shard 2/2 3.0 s late", w)
 	}
 }

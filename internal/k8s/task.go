@@ -65,7 +65,8 @@ func taskJob(name, kind string, st *Step, args []string) *batchv1.Job {
 // runTask creates job, waits for its pod to end and deletes it. A pod
 // that fails (a contract check or an audit that found something) is an
 // error quoting its last log lines.
-func (c *Controller) runTask(ctx context.Context, job *batchv1.Job) error {
+func (c *Controller) runTask(ctx context.Context, job *batchv1.Job) (err error) {
+	defer c.record(job, c.Now(), &err)
 	if err := c.create(ctx, job); err != nil {
 		return err
 	}
@@ -98,6 +99,16 @@ func (c *Controller) runTask(ctx context.Context, job *batchv1.Job) error {
 			return err
 		}
 	}
+}
+
+// record adds the task job, begun at start and ended now with *err, to
+// the run's record.
+func (c *Controller) record(job *batchv1.Job, start time.Time, err *error) {
+	t := TaskRecord{Job: job.Name, Kind: job.Labels[LabelComponent], Start: start.UTC(), End: c.Now().UTC()}
+	if *err != nil {
+		t.Error = (*err).Error()
+	}
+	c.tasks = append(c.tasks, t)
 }
 
 // exitOf describes how a failed pod's container ended.
@@ -143,7 +154,7 @@ const WarmupDir = "warmup"
 // steady-state rule holds, at most the budget; its record is copied back
 // as a shard's results are. A fixed warm-up runs in the first level's
 // shards instead (nil here).
-func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (*results.WarmupRun, error) {
+func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first bool, dir string) (_ *results.WarmupRun, err error) {
 	var wp plan.Warmup
 	for _, im := range p.Implementations {
 		if im.ID() == st.Implementation {
@@ -168,6 +179,7 @@ func (c *Controller) warmUp(ctx context.Context, p *plan.Plan, st *Step, first b
 	deadline := int64((budget + DefaultHold + DefaultTaskTimeout).Seconds())
 	job.Spec.ActiveDeadlineSeconds = &deadline
 	c.say("warming %s up on %s (%s): until steady, at most %s", st.Deployment.Deployment.Name, st.Workload, name, budget)
+	defer c.record(job, c.Now(), &err)
 	if err := c.create(ctx, job); err != nil {
 		return nil, err
 	}
