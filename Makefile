@@ -16,6 +16,8 @@ run: setup build
 
 test: setup
 	$(GO) vet ./...
+	@# The short check on a real cluster (TestK8sCluster) runs when this says it can; make k8s-test runs the whole.
+	@SHOWDOWN_K8S_BIN=$(K8S_BIN) bash scripts/cluster.sh preflight || echo "cluster: so TestK8sCluster skips"
 	$(GO) test -count=1 -timeout 40m ./...
 	# Fuzzing by count, not time: go1.26's fuzzer can fail a run whose
 	# -fuzztime duration ends while a worker is busy (go.dev/issue/75804).
@@ -68,8 +70,12 @@ k8s-up: k8s-cluster-bin
 k8s-down:
 	SHOWDOWN_K8S_BIN=$(K8S_BIN) bash scripts/cluster.sh down
 
-k8s-test: k8s-bin
+# The whole Kubernetes check: the real API server test, then a cluster of
+# upstream parts on this machine running plans/k8s-local.yaml end to end
+# with its Ctrl-C paths (cmd/showdown TestK8sCluster, SHOWDOWN_K8S_FULL).
+k8s-test: k8s-cluster-bin
 	SHOWDOWN_K8S_BIN=$(K8S_BIN) $(GO) test -count=1 -run 'TestRealAPIServer|TestToolModuleVersion' -v ./internal/k8s/
+	SHOWDOWN_K8S_BIN=$(K8S_BIN) SHOWDOWN_K8S_FULL=1 $(GO) test -count=1 -timeout 40m -run '^TestK8sCluster$$' -v ./cmd/showdown/
 
 clean:
 	rm -rf bin

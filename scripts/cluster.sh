@@ -6,6 +6,9 @@
 #   scripts/cluster.sh up       starts it and prints its kubeconfig
 #   scripts/cluster.sh load IMAGE...   copies podman images into its runtime
 #   scripts/cluster.sh status   what runs
+#   scripts/cluster.sh preflight   one line: can this host run the cluster
+#                               (root, the built binaries, containers)?
+#   scripts/cluster.sh left     fails, naming it, if anything of a cluster is here
 #   scripts/cluster.sh down     stops it and removes every process, mount,
 #                               network namespace, interface and rule it made
 #
@@ -482,20 +485,71 @@ down() {
 	say "down"
 }
 
+# parts_left: the pids of processes run from the binaries' folder, and of
+# containerd and its shims started on this cluster's socket.
+parts_left() {
+	local d pid exe out=()
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ "$pid" = $$ ] && continue
+		exe=$(readlink "$d/exe" 2>/dev/null) || continue
+		case $exe in
+		"$BIN"/* | "$DIR"/*) out+=("$pid") ;;
+		*containerd*) tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q "$DIR/" && out+=("$pid") ;;
+		esac
+	done
+	echo "${out[*]}"
+}
+
 # left: says what of the cluster is still here (and fails if anything is).
 left() {
 	local bad=0
-	if pgrep -f "$DIR/|$BIN/" >/dev/null 2>&1; then say "left: processes $(pgrep -f "$DIR/|$BIN/" | tr '\n' ' ')"; bad=1; fi
+	local procs
+	procs=$(parts_left)
+	if [ -n "$procs" ]; then say "left: processes $procs"; bad=1; fi
+	local d
+	for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+		[ -d "$d" ] || continue
+		procs=$(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | tr '\n' ' ')
+		if [ -n "${procs// /}" ]; then say "left: processes of pods in $d: $procs"; bad=1; fi
+	done
 	if awk -v d="$DIR" 'index($2, d) == 1' /proc/mounts | grep -q .; then say "left: mounts under $DIR"; bad=1; fi
 	if ip link show "$BRIDGE" >/dev/null 2>&1; then say "left: interface $BRIDGE"; bad=1; fi
 	if [ -f "$DIR/netns.before" ] && ls /var/run/netns 2>/dev/null | sort | comm -13 "$DIR/netns.before" - | grep -q .; then say "left: network namespaces"; bad=1; fi
 	return $bad
 }
 
+# preflight: one line saying whether this host can run the cluster, and
+# if not, which is missing: root, the built binaries or what containers
+# need of the kernel (overlayfs, cgroups, bridges); the packages are
+# installed by up. Exits 0 when it can.
+preflight() {
+	local missing=() b
+	for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns pause; do
+		[ -x "$BIN/$b" ] || missing+=("$b")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "cluster: cannot run here: the built binaries are missing in $BIN (${missing[*]}); make k8s-cluster-bin builds them (minutes: docs/kubernetes.md)"
+		return 1
+	fi
+	local why=()
+	[ "$(id -u)" -eq 0 ] || why+=("not root")
+	grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || why+=("no overlay filesystem")
+	[ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ] || why+=("no cpu cgroup")
+	[ -d /sys/class/net ] && [ -w /proc/sys/net/ipv4/ip_forward ] || why+=("cannot set ip_forward (no network namespace of its own to change)")
+	if [ ${#why[@]} -gt 0 ]; then
+		echo "cluster: cannot run here: this host cannot run containers (${why[*]})"
+		return 1
+	fi
+	echo "cluster: can run here: binaries in $BIN, root, overlayfs and cgroups present"
+}
+
 case "${1:-}" in
 up) up ;;
+preflight) preflight ;;
+left) left && say "nothing of a cluster is left" ;;
 down) down ;;
 status) status ;;
 load) shift; load "$@" ;;
-*) echo "usage: scripts/cluster.sh up|down|status|load IMAGE..." >&2; exit 2 ;;
+*) echo "usage: scripts/cluster.sh up|down|status|preflight|left|load IMAGE..." >&2; exit 2 ;;
 esac
