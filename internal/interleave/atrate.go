@@ -223,7 +223,11 @@ const (
 // whole interval lies above the resource's limit (so it excludes 0 too):
 // a runtime whose heap still settles after its warm-up (V8 grew 5.5 MiB
 // a minute [2.9, 8.1] over half a minute of rounds on a busy host) is
-// not called a leak on a point estimate.
+// not called a leak on a point estimate. Nor is a growth that has
+// stopped: when the slope over the later half of each start is at or
+// below the limit, the growth is marked settling (java-spring's RSS at a
+// busy rate grew 52 MiB a minute over its first minute and 0.5 over the
+// next two, bench/rss-growth.sh), though the whole interval lies above.
 func Growths(c *results.Comparison) []results.Growth {
 	type resource struct {
 		name  string
@@ -256,7 +260,29 @@ func Growths(c *results.Comparison) []results.Growth {
 			}
 			g.Arm, g.Resource, g.Limit = arm, res.name, res.limit
 			g.Leak = g.Low > res.limit
+			if late, ok := growth(laterHalf(starts)); g.Leak && ok && late.PerMinute <= res.limit {
+				// Grown, but no longer growing: settling.
+				g.Leak, g.Settling, g.LaterPerMinute = false, true, late.PerMinute
+			}
 			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// laterHalf keeps the points of each start from the middle of its time
+// span on.
+func laterHalf(starts map[int][][2]float64) map[int][][2]float64 {
+	out := map[int][][2]float64{}
+	for s, ps := range starts {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range ps {
+			lo, hi = min(lo, p[0]), max(hi, p[0])
+		}
+		for _, p := range ps {
+			if p[0] >= (lo+hi)/2 {
+				out[s] = append(out[s], p)
+			}
 		}
 	}
 	return out

@@ -131,11 +131,12 @@ func TestAtRateCoverage(t *testing.T) {
 
 // TestGrowths checks the leak check on rounds with a known slope: a
 // steady arm, one whose RSS grows 4 MiB a minute, one whose descriptors
-// grow 30 a minute, and one whose second start merely sits higher (no
-// growth within either start).
+// grow 30 a minute, one whose second start merely sits higher (no
+// growth within either start), and one whose RSS grows 30 MiB a minute
+// over each start's first 0.6 minutes and then stays (settling).
 func TestGrowths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	c := &results.Comparison{Arms: []string{"steady", "rss", "fds", "higher"}}
+	c := &results.Comparison{Arms: []string{"steady", "rss", "fds", "higher", "settles"}}
 	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	for s := 1; s <= 2; s++ {
 		for r := 1; r <= 10; r++ {
@@ -152,6 +153,8 @@ func TestGrowths(t *testing.T) {
 					fds += int(30 * min)
 				case "higher":
 					rss += float64(s-1) * 40e6
+				case "settles":
+					rss += 30 * (1 << 20) * math.Min(min, 0.6)
 				}
 				round.Arms = append(round.Arms, results.ArmRound{Arm: arm, At: at, RSSBytes: uint64(rss), Threads: 9, FDs: fds})
 			}
@@ -165,6 +168,12 @@ func TestGrowths(t *testing.T) {
 		}
 		if g.Arm == "rss" && g.Resource == "rss" && !(g.Low < 4*(1<<20) && 4*(1<<20) < g.High) {
 			t.Errorf("rss: %g a minute [%g, %g], want the interval to hold 4 MiB", g.PerMinute, g.Low, g.High)
+		}
+		if g.Arm == "settles" && g.Resource == "rss" && (!g.Settling || g.Low <= g.Limit || g.LaterPerMinute > g.Limit) {
+			t.Errorf("settles: %+v, want a growth above the limit over the whole, marked settling by its later half", g)
+		}
+		if g.Settling && g.Arm != "settles" {
+			t.Errorf("%s %s marked settling", g.Arm, g.Resource)
 		}
 		if g.Arm == "higher" && g.Resource == "rss" && math.Abs(g.PerMinute) > 1<<20 {
 			t.Errorf("higher: a second start that sits higher reads as %g bytes a minute", g.PerMinute)

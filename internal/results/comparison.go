@@ -344,6 +344,12 @@ type Growth struct {
 	Points  int     `json:"points"`
 	Minutes float64 `json:"minutes"`
 	Leak    bool    `json:"leak"`
+	// Settling marks a growth over the rounds that has stopped: the
+	// slope over the later half of each start (LaterPerMinute) is at or
+	// below the limit, as a heap that grows to its size under a new rate
+	// and then stays. It is not a leak.
+	Settling       bool    `json:"settling,omitempty"`
+	LaterPerMinute float64 `json:"later_per_minute,omitempty"`
 }
 
 // GeneratorBoundPercent is the generator's CPU, in percent of its CPUs,

@@ -340,11 +340,16 @@ func Leaks(gs []results.Growth) []string {
 	if len(gs) == 0 {
 		return nil
 	}
-	var out []string
+	var out, settling []string
 	for _, g := range gs {
 		if g.Leak {
 			out = append(out, fmt.Sprintf("LEAK: %s grew by %s a minute [%s, %s] over %d rounds of %.1f minutes (limit %s a minute)",
 				g.Arm, growthUnit(g.Resource, g.PerMinute), growthUnit(g.Resource, g.Low), growthUnit(g.Resource, g.High), g.Points, g.Minutes, growthUnit(g.Resource, g.Limit)))
+		}
+		if g.Settling {
+			settling = append(settling, fmt.Sprintf("settling, not a leak: %s's %s grew by %s a minute [%s, %s] over %d rounds of %.1f minutes, by %s a minute over their later half (limit %s a minute)",
+				g.Arm, Resource(g.Resource), growthUnit(g.Resource, g.PerMinute), growthUnit(g.Resource, g.Low), growthUnit(g.Resource, g.High), g.Points, g.Minutes,
+				growthUnit(g.Resource, g.LaterPerMinute), growthUnit(g.Resource, g.Limit)))
 		}
 	}
 	if len(out) == 0 {
@@ -361,7 +366,7 @@ func Leaks(gs []results.Growth) []string {
 		out = append(out, fmt.Sprintf("no leak: no arm's %s grew past %s a minute over its rounds (the whole 95%% interval above it)",
 			orList(names), orList(limits)))
 	}
-	return out
+	return append(out, settling...)
 }
 
 // orList joins xs as "a, b or c".
