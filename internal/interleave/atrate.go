@@ -212,6 +212,10 @@ const (
 	LeakDBConnectionsPerMinute = 5
 	// MinGrowthPoints is how many readings a slope needs, over all starts.
 	MinGrowthPoints = 6
+	// MinLaterPoints is how many readings the later half's slope needs
+	// to mark a growth settling: two a start of two starts, as the main
+	// job's four rounds a start give.
+	MinLaterPoints = 4
 )
 
 // Growths checks every arm of c for a leak of RSS, threads, file
@@ -254,13 +258,13 @@ func Growths(c *results.Comparison) []results.Growth {
 					starts[r.Start] = append(starts[r.Start], [2]float64{float64(a.At.UnixNano()) / 6e10, res.pick(a)})
 				}
 			}
-			g, ok := growth(starts)
+			g, ok := growth(starts, MinGrowthPoints)
 			if !ok {
 				continue
 			}
 			g.Arm, g.Resource, g.Limit = arm, res.name, res.limit
 			g.Leak = g.Low > res.limit
-			if late, ok := growth(laterHalf(starts)); g.Leak && ok && late.PerMinute <= res.limit {
+			if late, ok := growth(laterHalf(starts), MinLaterPoints); g.Leak && ok && late.PerMinute <= res.limit {
 				// Grown, but no longer growing: settling.
 				g.Leak, g.Settling, g.LaterPerMinute = false, true, late.PerMinute
 			}
@@ -305,9 +309,8 @@ func readConnections(c *results.Comparison, arm string) bool {
 // growth is the common within-start slope of the points (minutes,
 // value) of each start, with its 95% interval from the residuals (the
 // degrees of freedom are the points less one intercept a start and the
-// slope); false with fewer than MinGrowthPoints points or no spread in
-// time.
-func growth(starts map[int][][2]float64) (results.Growth, bool) {
+// slope); false with fewer than least points or no spread in time.
+func growth(starts map[int][][2]float64, least int) (results.Growth, bool) {
 	keys := make([]int, 0, len(starts))
 	for s := range starts {
 		keys = append(keys, s)
@@ -343,7 +346,7 @@ func growth(starts map[int][][2]float64) (results.Growth, bool) {
 		}
 	}
 	df := n - used - 1
-	if n < MinGrowthPoints || sxx <= 0 || df < 1 {
+	if n < least || sxx <= 0 || df < 1 {
 		return results.Growth{}, false
 	}
 	b := sxy / sxx
