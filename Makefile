@@ -75,7 +75,7 @@ k8s-down:
 # with its Ctrl-C paths (cmd/showdown TestK8sCluster, SHOWDOWN_K8S_FULL).
 k8s-test: k8s-cluster-bin
 	SHOWDOWN_K8S_BIN=$(K8S_BIN) $(GO) test -count=1 -run 'TestRealAPIServer|TestToolModuleVersion' -v ./internal/k8s/
-	SHOWDOWN_K8S_BIN=$(K8S_BIN) SHOWDOWN_K8S_FULL=1 $(GO) test -count=1 -timeout 40m -run '^TestK8sCluster$$' -v ./cmd/showdown/
+	SHOWDOWN_K8S_BIN=$(K8S_BIN) SHOWDOWN_K8S_FULL=1 SHOWDOWN_K8S_RESULTS=$(CURDIR)/results $(GO) test -count=1 -timeout 40m -run '^TestK8sCluster$$' -v ./cmd/showdown/
 
 clean:
 	rm -rf bin

@@ -385,7 +385,7 @@ up() {
 	fi
 	ip link show "$BRIDGE" >/dev/null 2>&1 && die "interface $BRIDGE exists already" "scripts/cluster.sh down"
 	mkdir -p "$DIR/pids" "$DIR/logs"
-	trap 'say "interrupted: taking the cluster down"; down; exit 130' INT TERM
+	trap 'trap - EXIT; say "interrupted: taking the cluster down"; down; exit 130' INT TERM
 	trap 'rc=$?; if [ $rc -ne 0 ]; then say "up failed: taking the cluster down (logs kept in $DIR.failed)"; rm -rf "$DIR.failed"; cp -r "$DIR/logs" "$DIR.failed" 2>/dev/null || true; down; fi' EXIT
 	local began=$SECONDS
 	pki

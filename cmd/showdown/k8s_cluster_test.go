@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -127,6 +126,10 @@ func TestK8sCluster(t *testing.T) {
 		planFile = filepath.Join(root, "plans", "k8s-local.yaml")
 	}
 	resultsDir := filepath.Join(tmp, "results")
+	if d := os.Getenv("SHOWDOWN_K8S_RESULTS"); d != "" {
+		// make k8s-test keeps the run's results folder.
+		resultsDir = d
+	}
 	args := []string{"k8s", "run", planFile, "--lead", "10s", "--results", resultsDir, "--images", imagesFile,
 		"--postgres-image", "localhost/showdown/postgres:latest", "--database-cpu", "250m", "--database-memory", "512Mi"}
 	t0 := time.Now()
@@ -135,10 +138,11 @@ func TestK8sCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("showdown k8s run: %v", err)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(resultsDir, "*-k8s-*"))
-	if len(dirs) != 1 {
-		t.Fatalf("results folders %v, want one", dirs)
+	dirs, _ := filepath.Glob(filepath.Join(resultsDir, "*-k8s-"+strings.TrimSuffix(filepath.Base(planFile), ".yaml")))
+	if len(dirs) == 0 {
+		t.Fatalf("no results folder in %s", resultsDir)
 	}
+	dirs = dirs[len(dirs)-1:] // the newest
 	checkClusterRun(t, dirs[0], full)
 	if out, err := runIn(ctx, root, nil, bin, "report", dirs[0]); err != nil {
 		t.Errorf("showdown report: %v\n%s", err, out)
@@ -318,20 +322,13 @@ func namespaceGone(t *testing.T, kubectl func(...string) (string, error), ns str
 func interruptUp(t *testing.T, ctx context.Context, script string) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, "bash", script, "up")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out bytes.Buffer
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(&out, pw)
-	if err := cmd.Start(); err != nil {
+	out := &watch{want: "started kube-apiserver", seen: make(chan struct{})}
+	if err := interrupt(ctx, cmd, out); err != nil {
 		t.Fatal(err)
 	}
-	waitLine(pr, "started kube-apiserver")
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-	err := cmd.Wait()
-	pw.Close()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || !strings.Contains(out.String(), "interrupted") {
-		t.Errorf("cluster.sh up after Ctrl-C: %v\n%s", err, out.String())
+	if err := cmd.Wait(); !errors.As(err, &ee) || !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("cluster.sh up after Ctrl-C: %v\n%s", err, out)
 	}
 	if lo, err := exec.Command("bash", script, "left").CombinedOutput(); err != nil {
 		t.Fatalf("after Ctrl-C in cluster.sh up: %s", lo)
@@ -344,41 +341,64 @@ func interruptRun(t *testing.T, ctx context.Context, root string, env []string, 
 	t.Helper()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out bytes.Buffer
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(&out, pw)
-	if err := cmd.Start(); err != nil {
+	out := &watch{want: "start at", seen: make(chan struct{})}
+	if err := interrupt(ctx, cmd, out); err != nil {
 		t.Fatal(err)
 	}
-	line := waitLine(pr, "start at")
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-	err := cmd.Wait()
-	pw.Close()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-		t.Errorf("k8s run after Ctrl-C: %v, want exit %d\n%s", err, exitInterrupted, out.String())
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Errorf("k8s run after Ctrl-C: %v, want exit %d\n%s", err, exitInterrupted, out)
 	}
-	if !strings.Contains(out.String(), "deleted namespace ") || line == "" {
-		t.Errorf("k8s run after Ctrl-C did not delete its namespace:\n%s", out.String())
+	text := out.String()
+	i := strings.Index(text, "deleted namespace ")
+	if i < 0 {
+		t.Errorf("k8s run after Ctrl-C did not delete its namespace:\n%s", text)
+		return
 	}
-	name := out.String()[strings.Index(out.String(), "deleted namespace ")+len("deleted namespace "):]
-	namespaceGone(t, kubectl, strings.Fields(name)[0])
+	namespaceGone(t, kubectl, strings.Fields(text[i+len("deleted namespace "):])[0])
 }
 
-// waitLine reads r until a line contains want and returns it, then
-// drains r in the background.
-func waitLine(r io.Reader, want string) string {
-	sc := bufio.NewScanner(r)
-	var line string
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), want) {
-			line = sc.Text()
-			break
-		}
+// interrupt starts cmd in a process group of its own with its output in
+// w, and sends the group SIGINT, as a terminal's Ctrl-C does, once w has
+// seen its line.
+func interrupt(ctx context.Context, cmd *exec.Cmd, w *watch) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		return err
 	}
-	go io.Copy(io.Discard, r)
-	return line
+	select {
+	case <-w.seen:
+	case <-ctx.Done():
+	case <-time.After(10 * time.Minute):
+	}
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+}
+
+// watch keeps what is written to it and closes seen once it holds want.
+type watch struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	want string
+	seen chan struct{}
+	done bool
+}
+
+func (w *watch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if !w.done && strings.Contains(w.b.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // runIn runs name in dir with env added, returning stdout and stderr.

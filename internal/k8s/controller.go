@@ -642,12 +642,34 @@ func limitOf(p *corev1.Pod, container string) string {
 
 func (c *Controller) podError(ctx context.Context, p *corev1.Pod, container, reason, msg string, previous bool) *PodError {
 	e := &PodError{Namespace: p.Namespace, Pod: p.Name, Container: container, Reason: reason, Message: msg}
-	lines := int64(DefaultLogLines)
-	req := c.Client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: &lines, Previous: previous})
+	lines, limit := int64(logScanLines), int64(1<<20)
+	req := c.Client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: &lines, LimitBytes: &limit, Previous: previous})
 	if b, err := req.DoRaw(ctx); err == nil {
-		e.Logs = string(b)
+		e.Logs = quoteLogs(string(b))
 	}
 	return e
+}
+
+// logScanLines is how many of a failed container's last lines are read
+// for its FAIL lines.
+const logScanLines = 2000
+
+// quoteLogs is what an error quotes of a container's log: its last
+// DefaultLogLines lines, after the lines that say FAIL (a contract
+// check's failed checks, which a long output pushes out of the tail).
+func quoteLogs(log string) string {
+	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+	tail := lines[max(0, len(lines)-DefaultLogLines):]
+	var fails []string
+	for _, l := range lines[:len(lines)-len(tail)] {
+		if strings.HasPrefix(strings.TrimSpace(l), "FAIL ") && len(fails) < DefaultLogLines {
+			fails = append(fails, l)
+		}
+	}
+	if len(fails) == 0 {
+		return strings.Join(tail, "\n") + "\n"
+	}
+	return strings.Join(fails, "\n") + "\n...\n" + strings.Join(tail, "\n") + "\n"
 }
 
 // step runs one generator Job: it is created with a start instant Lead

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,9 @@ func (k *kubelet) ensure(ctx context.Context, name, role string, labels, annotat
 		p.Status = k.status(role, name)
 	}
 	p.Status.QOSClass = qosOf(p.Spec)
+	if role == "service" {
+		p.Status.PodIP = "10.1.0." + strconv.Itoa(len(name)%200+1)
+	}
 	// A status names the pod's own containers, as a real API server wants.
 	for i := range p.Status.ContainerStatuses {
 		if !hasContainer(p.Spec, p.Status.ContainerStatuses[i].Name) {
@@ -404,7 +408,8 @@ func TestControllerRun(t *testing.T) {
 			if !strings.Contains(progress.String(), "warming go-stdlib-x2 up on bank") || strings.Index(progress.String(), "warmed up") > strings.Index(progress.String(), "level 400") {
 				t.Errorf("no warm-up before the level:\n%s", progress.String())
 			}
-			if verifyArgs != "verify --url http://go-stdlib-x2:8080 --workload bank" || auditArgs != "k8s audit --workload bank" {
+			// Two replicas: the contract is checked on one pod by its address.
+			if !regexp.MustCompile(`^verify --url http://10\.1\.0\.\d+:8080 --workload bank$`).MatchString(verifyArgs) || auditArgs != "k8s audit --workload bank" {
 				t.Errorf("tasks ran %q and %q, want the contract check and the audit of bank", verifyArgs, auditArgs)
 			}
 			if vs := rec.Services[0].Levels[0].Violations; (tc.task != nil) != (len(vs) > 0) || (tc.task == nil) != (rec.Services[0].Status == results.OK) {
@@ -490,5 +495,23 @@ func TestLateShards(t *testing.T) {
 	w := lateShards(at, []time.Time{at, at.Add(3 * time.Second)})
 	if len(w) != 1 || !strings.Contains(w[0], "shard 2/2 began measuring 3.0 s after") {
 		t.Errorf("warnings %q, want shard 2/2 3.0 s late", w)
+	}
+}
+
+// TestQuoteLogs: a failed check far above the tail is quoted before it.
+func TestQuoteLogs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("PASS health (1ms)\nFAIL string/metrics counts requests (3ms): want 5, got 2\n")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, "# metric line %d\n", i)
+	}
+	b.WriteString("87 passed, 1 failed\n")
+	got := quoteLogs(b.String())
+	if !strings.HasPrefix(got, "FAIL string/metrics counts requests (3ms): want 5, got 2\n...\n") || !strings.HasSuffix(got, "87 passed, 1 failed\n") ||
+		strings.Count(got, "\n") != DefaultLogLines+2 {
+		t.Errorf("quoted:\n%s", got)
+	}
+	if got := quoteLogs("one\ntwo\n"); got != "one\ntwo\n" {
+		t.Errorf("short log quoted as %q", got)
 	}
 }

@@ -126,7 +126,24 @@ func exitOf(p *corev1.Pod) string {
 func (c *Controller) verify(ctx context.Context, st *Step) error {
 	name := dnsLabel("verify-"+st.Deployment.Deployment.Name+"-"+st.Workload, 63)
 	url := fmt.Sprintf("http://%s:%d", st.Deployment.Service.Name, DefaultPort)
-	c.say("checking the contract of %s on %s from inside the cluster (%s)", st.Deployment.Deployment.Name, st.Workload, name)
+	via := "its Service"
+	if st.Deployment.Replicas > 1 {
+		// The contract reads a process's own counters (/metrics after
+		// requests): behind a Service of several pods they come from
+		// another pod. One pod is checked by its address; they run one
+		// image.
+		pods, err := c.pods(ctx, st.Job.Namespace, st.Deployment.Deployment.Spec.Selector.MatchLabels)
+		if err != nil {
+			return err
+		}
+		for _, p := range pods {
+			if podReady(&p) && p.Status.PodIP != "" {
+				url, via = fmt.Sprintf("http://%s:%d", p.Status.PodIP, DefaultPort), "pod "+p.Name+" of "+strconv.Itoa(st.Deployment.Replicas)
+				break
+			}
+		}
+	}
+	c.say("checking the contract of %s on %s from inside the cluster, through %s (%s)", st.Deployment.Deployment.Name, st.Workload, via, name)
 	if err := c.runTask(ctx, taskJob(name, "verify", st, []string{"verify", "--url", url, "--workload", st.Workload})); err != nil {
 		return fmt.Errorf("contract check of %s on %s: %w", st.Deployment.Deployment.Name, st.Workload, err)
 	}
