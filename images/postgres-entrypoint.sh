@@ -2,7 +2,8 @@
 # The entry point of showdown's PostgreSQL image (images/postgres.Containerfile).
 # Started as root, it gives PGDATA to the postgres user and runs itself again
 # as that user; on an empty PGDATA it makes the cluster (POSTGRES_USER as its
-# superuser, POSTGRES_PASSWORD by SCRAM over TCP), creates POSTGRES_DB, runs
+# superuser, POSTGRES_PASSWORD by SCRAM over TCP, UTF8 as the official image
+# has it: pgx refuses another encoding for simple-protocol queries), creates POSTGRES_DB, runs
 # the *.sql files of /docker-entrypoint-initdb.d in name order on it with
 # ON_ERROR_STOP, then serves on every address with the arguments as flags.
 set -euo pipefail
@@ -20,7 +21,7 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
 	fi
 	pw=$(mktemp)
 	printf '%s\n' "$POSTGRES_PASSWORD" >"$pw"
-	initdb -D "$PGDATA" --username="$POSTGRES_USER" --pwfile="$pw" --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+	initdb -D "$PGDATA" --username="$POSTGRES_USER" --pwfile="$pw" --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --no-locale >/dev/null
 	rm -f "$pw"
 	echo "host all all all scram-sha-256" >>"$PGDATA/pg_hba.conf"
 	pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -k /run/postgresql" -w start >/dev/null

@@ -131,7 +131,7 @@ func TestK8sCluster(t *testing.T) {
 		resultsDir = d
 	}
 	args := []string{"k8s", "run", planFile, "--lead", "10s", "--results", resultsDir, "--images", imagesFile,
-		"--postgres-image", "localhost/showdown/postgres:latest", "--database-cpu", "250m", "--database-memory", "512Mi"}
+		"--postgres-image", "localhost/showdown/postgres:latest", "--database-cpu", "750m", "--database-memory", "512Mi"}
 	t0 := time.Now()
 	out, err = runIn(ctx, root, env, bin, args...)
 	t.Logf("showdown k8s run %s: %s\n%s", filepath.Base(planFile), time.Since(t0).Round(time.Second), out)
