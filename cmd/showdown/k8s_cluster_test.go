@@ -150,8 +150,18 @@ func TestK8sCluster(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dirs[0], "report.html")); err != nil {
 		t.Error(err)
 	}
-	var cl k8s.Cluster
 	rec, _ := results.ReadRun(dirs[0])
+	// The usual report: a measured row of every service run.
+	summary, _ := os.ReadFile(filepath.Join(dirs[0], "summary.md"))
+	for _, sr := range rec.Services {
+		if !bytes.Contains(summary, []byte("| "+sr.Implementation+" | ")) {
+			t.Errorf("summary.md has no row of %s", sr.Implementation)
+		}
+	}
+	if bytes.Contains(summary, []byte("nothing was measured")) || bytes.Contains(summary, []byte("| not measured |")) {
+		t.Errorf("summary.md says something was not measured:\n%s", summary)
+	}
+	var cl k8s.Cluster
 	json.Unmarshal(rec.Kubernetes, &cl)
 	namespaceGone(t, kubectl, cl.Namespace)
 

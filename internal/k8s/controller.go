@@ -391,7 +391,7 @@ func (c *Controller) run(ctx context.Context, p *plan.Plan, m *Manifests, dir st
 func (c *Controller) serviceRun(p *plan.Plan, st *Step, byReplicas bool) *results.ServiceRun {
 	id := st.Implementation
 	if byReplicas {
-		id += "@x" + strconv.Itoa(st.Replicas)
+		id = plan.ReplicaID(id, st.Replicas)
 	}
 	svc, variant, _ := strings.Cut(st.Implementation, "+")
 	return &results.ServiceRun{Implementation: id, Service: svc, Variant: variant, Workload: st.Workload, Trial: st.Trial, Status: results.OK,

@@ -148,6 +148,27 @@ func (p *Plan) Arms() []Implementation {
 	return out
 }
 
+// ArmIDs are the IDs the records of a run of p carry, in plan order:
+// each arm's ID, or on Kubernetes with several replica counts each arm
+// at each count (ReplicaID).
+func (p *Plan) ArmIDs() []string {
+	var out []string
+	for _, im := range p.Arms() {
+		if len(p.Replicas) < 2 {
+			out = append(out, im.ID())
+			continue
+		}
+		for _, n := range p.Replicas {
+			out = append(out, ReplicaID(im.ID(), n))
+		}
+	}
+	return out
+}
+
+// ReplicaID is the record ID of implementation id run at n replicas when
+// a plan has several replica counts: go-stdlib@x2.
+func ReplicaID(id string, n int) string { return id + "@x" + strconv.Itoa(n) }
+
 func (p *Plan) applyRoundDefaults() {
 	r := &p.Rounds
 	if r.Precision == 0 {

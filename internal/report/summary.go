@@ -344,9 +344,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		// rounds asked for more.
 		s.Trials = max(s.Trials, sr.Trial)
 	}
-	for _, im := range p.Arms() {
-		s.Implementations = append(s.Implementations, im.ID())
-	}
+	s.Implementations = append(s.Implementations, p.ArmIDs()...)
 	byWorkload := map[string]*Workload{}
 	for _, w := range p.Workloads {
 		wl := &Workload{Name: w.Name}

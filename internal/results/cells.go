@@ -23,11 +23,11 @@ func Cells(r *Run) []*Cell {
 	index := map[string]*Cell{}
 	var out []*Cell
 	for _, w := range r.Plan.Workloads {
-		for _, im := range r.Plan.Arms() {
+		for _, id := range r.Plan.ArmIDs() {
 			for _, set := range r.Plan.SettingsOf(w.Name) {
 				for _, l := range r.Plan.Load.Levels {
-					c := &Cell{Implementation: im.ID(), Workload: w.Name, Database: set.Label, Level: l}
-					index[fmt.Sprintf("%s|%s|%s|%d", w.Name, im.ID(), set.Label, l)] = c
+					c := &Cell{Implementation: id, Workload: w.Name, Database: set.Label, Level: l}
+					index[fmt.Sprintf("%s|%s|%s|%d", w.Name, id, set.Label, l)] = c
 					out = append(out, c)
 				}
 			}

@@ -2,8 +2,12 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/showdownlab/showdown/internal/plan"
 )
 
 // TestReadOldRun reads a run.json written by an earlier version (the
@@ -58,5 +62,26 @@ func TestRunFieldNames(t *testing.T) {
 	gn := got["machine"].(map[string]any)["noise"]
 	if !reflect.DeepEqual(wn, gn) {
 		t.Errorf("noise encodes as %v, want %v", gn, wn)
+	}
+}
+
+// TestCellsReplicas: a Kubernetes run at several replica counts records
+// go-stdlib@x1 and go-stdlib@x2; each is a cell of its own with its
+// level, and no cell is left for the bare name.
+func TestCellsReplicas(t *testing.T) {
+	p := &plan.Plan{Implementations: []plan.Implementation{{Service: "go-stdlib"}}, Workloads: []plan.Workload{{Name: "string"}},
+		Replicas: []int{1, 2}}
+	p.Load.Levels = []int{100}
+	r := &Run{Plan: p}
+	for _, id := range []string{"go-stdlib@x1", "go-stdlib@x2"} {
+		r.Services = append(r.Services, &ServiceRun{Implementation: id, Service: "go-stdlib", Workload: "string",
+			Levels: []*LevelRun{{Level: 100, Status: OK}}})
+	}
+	var got []string
+	for _, c := range Cells(r) {
+		got = append(got, fmt.Sprintf("%s:%d", c.Implementation, len(c.Levels)))
+	}
+	if strings.Join(got, " ") != "go-stdlib@x1:1 go-stdlib@x2:1" {
+		t.Errorf("cells %v, want one measured cell for each replica count", got)
 	}
 }
