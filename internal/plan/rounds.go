@@ -149,12 +149,13 @@ func (p *Plan) Arms() []Implementation {
 }
 
 // ArmIDs are the IDs the records of a run of p carry, in plan order:
-// each arm's ID, or on Kubernetes with several replica counts each arm
-// at each count (ReplicaID).
-func (p *Plan) ArmIDs() []string {
+// each arm's ID, or on Kubernetes (onKubernetes) with several replica
+// counts each arm at each count (ReplicaID); a local run ignores
+// replicas.
+func (p *Plan) ArmIDs(onKubernetes bool) []string {
 	var out []string
 	for _, im := range p.Arms() {
-		if len(p.Replicas) < 2 {
+		if !onKubernetes || len(p.Replicas) < 2 {
 			out = append(out, im.ID())
 			continue
 		}

@@ -344,7 +344,7 @@ func Summarize(res *Results, opts ...Option) *Summary {
 		// rounds asked for more.
 		s.Trials = max(s.Trials, sr.Trial)
 	}
-	s.Implementations = append(s.Implementations, p.ArmIDs()...)
+	s.Implementations = append(s.Implementations, p.ArmIDs(len(r.Kubernetes) > 0)...)
 	byWorkload := map[string]*Workload{}
 	for _, w := range p.Workloads {
 		wl := &Workload{Name: w.Name}

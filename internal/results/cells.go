@@ -23,7 +23,7 @@ func Cells(r *Run) []*Cell {
 	index := map[string]*Cell{}
 	var out []*Cell
 	for _, w := range r.Plan.Workloads {
-		for _, id := range r.Plan.ArmIDs() {
+		for _, id := range r.Plan.ArmIDs(len(r.Kubernetes) > 0) {
 			for _, set := range r.Plan.SettingsOf(w.Name) {
 				for _, l := range r.Plan.Load.Levels {
 					c := &Cell{Implementation: id, Workload: w.Name, Database: set.Label, Level: l}

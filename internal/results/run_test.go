@@ -72,7 +72,7 @@ func TestCellsReplicas(t *testing.T) {
 	p := &plan.Plan{Implementations: []plan.Implementation{{Service: "go-stdlib"}}, Workloads: []plan.Workload{{Name: "string"}},
 		Replicas: []int{1, 2}}
 	p.Load.Levels = []int{100}
-	r := &Run{Plan: p}
+	r := &Run{Plan: p, Kubernetes: json.RawMessage(`{"namespace":"n"}`)}
 	for _, id := range []string{"go-stdlib@x1", "go-stdlib@x2"} {
 		r.Services = append(r.Services, &ServiceRun{Implementation: id, Service: "go-stdlib", Workload: "string",
 			Levels: []*LevelRun{{Level: 100, Status: OK}}})
@@ -83,5 +83,11 @@ func TestCellsReplicas(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "go-stdlib@x1:1 go-stdlib@x2:1" {
 		t.Errorf("cells %v, want one measured cell for each replica count", got)
+	}
+	// A local run of the same plan ignores replicas: one cell, its own.
+	local := &Run{Plan: p, Services: []*ServiceRun{{Implementation: "go-stdlib", Service: "go-stdlib", Workload: "string",
+		Levels: []*LevelRun{{Level: 100, Status: OK}}}}}
+	if cs := Cells(local); len(cs) != 1 || cs[0].Implementation != "go-stdlib" || len(cs[0].Levels) != 1 {
+		t.Errorf("local run's cells %+v, want go-stdlib measured", cs)
 	}
 }
