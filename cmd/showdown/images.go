@@ -31,7 +31,7 @@ func runImages(st *state, args []string) error {
 		}
 		return usageError{err: errors.New("images: the one subcommand is build"), hint: "showdown images build go-stdlib showdown"}
 	}
-	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME|FOLDER...]\n\nBuilds the images of the named implementations (a name under services/ or a stack's folder,\n./our-service) and of showdown (all under services/ when none is named), or postgres (PostgreSQL 15\nfrom Debian's packages, for a cluster that cannot pull the official image),\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
+	fs := newFlagSet(st, "images build", "[--push REGISTRY] [flags] [NAME|FOLDER...]\n\nBuilds the images of the named implementations (a name under services/ or a stack's folder,\n./our-service) and of showdown (all under services/ when none is named), or postgres and mariadb\n(PostgreSQL 15 and MariaDB 10.11 from Debian's packages, for a cluster that cannot pull the official images),\nwith the COPY-only Containerfile each service folder names (image: in showdown.yaml)\non the shared bases the harness makes (images/), records their sizes in bin/images.json,\nand with --push copies them to REGISTRY/NAME:TAG.")
 	push := fs.String("push", "", "push the images to `REGISTRY` (e.g. registry.example.com/team)")
 	tag := fs.String("tag", images.DefaultTag, "image `tag`")
 	record := fs.String("record", filepath.Join("bin", "images.json"), "write the images' sizes to this `file`")

@@ -90,7 +90,7 @@ func (f *renderFlags) define(st *state, name, synopsis string) *flag.FlagSet {
 	fs.StringVar(&f.registry, "registry", k8s.DefaultRegistry, "images are `REGISTRY`/NAME:TAG, as 'showdown images build --push' named them")
 	fs.StringVar(&f.tag, "tag", k8s.DefaultTag, "image `tag`")
 	fs.StringVar(&f.postgresImage, "postgres-image", k8s.PostgresImage, "PostgreSQL's `image` (on a cluster without a registry: 'showdown images build postgres' and localhost/showdown/postgres:latest)")
-	fs.StringVar(&f.mariadbImage, "mariadb-image", k8s.MariaDBImage, "MariaDB's `image`")
+	fs.StringVar(&f.mariadbImage, "mariadb-image", k8s.MariaDBImage, "MariaDB's `image` (without a registry: 'showdown images build mariadb' and localhost/showdown/mariadb:latest)")
 	fs.StringVar(&f.databaseCPU, "database-cpu", k8s.DatabaseCPU, "each database pod's CPU `quantity`, requests == limits")
 	fs.StringVar(&f.databaseMemory, "database-memory", k8s.DatabaseMemory, "each database pod's memory `quantity`, requests == limits")
 	return fs

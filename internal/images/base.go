@@ -45,6 +45,9 @@ var sharedBases = []sharedBase{
 	// make: the database image's entry point makes one in PGDATA.
 	{name: "base-postgres", debian: append(append([]string(nil), debianRuntime...), "postgresql-15"),
 		hooks: []string{`mkdir -p "$1/etc/postgresql-common/createcluster.d" && echo "create_main_cluster = false" > "$1/etc/postgresql-common/createcluster.d/showdown.conf"`}},
+	// Debian's MariaDB server (10.11); the database image's entry point
+	// replaces the system tables its package makes with its own.
+	{name: "base-mariadb", debian: append(append([]string(nil), debianRuntime...), "mariadb-server")},
 }
 
 // jlinkModules are the JDK modules the Java services (Spring Boot on

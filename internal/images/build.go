@@ -35,11 +35,14 @@ const (
 	// PostgresImage is the name of the harness's PostgreSQL image, for
 	// clusters that cannot pull the official one (images/postgres.Containerfile).
 	PostgresImage = "postgres"
+	// MariaDBImage is the harness's MariaDB image, likewise
+	// (images/mariadb.Containerfile).
+	MariaDBImage = "mariadb"
 )
 
 // HarnessImages are the images the harness itself builds, beside the
 // implementations'.
-var HarnessImages = []string{ShowdownImage, PostgresImage}
+var HarnessImages = []string{ShowdownImage, PostgresImage, MariaDBImage}
 
 // Tool is the image builder found on this machine.
 type Tool struct {
@@ -237,8 +240,8 @@ func (b *Builder) BuildHarness(ctx context.Context, name string) (*Image, error)
 	switch name {
 	case ShowdownImage:
 		return b.inspect(ctx, time.Now(), func() (*Image, error) { return b.buildShowdown(ctx) })
-	case PostgresImage:
-		return b.inspect(ctx, time.Now(), func() (*Image, error) { return b.buildPostgres(ctx) })
+	case PostgresImage, MariaDBImage:
+		return b.inspect(ctx, time.Now(), func() (*Image, error) { return b.buildDatabase(ctx, name) })
 	}
 	return nil, fmt.Errorf("no harness image %q (there are %s)", name, strings.Join(HarnessImages, ", "))
 }
@@ -311,26 +314,28 @@ func (b *Builder) buildShowdown(ctx context.Context) (*Image, error) {
 	return img, nil
 }
 
-// buildPostgres builds the PostgreSQL image: base-postgres and the entry
-// point, staged for images/postgres.Containerfile.
-func (b *Builder) buildPostgres(ctx context.Context) (*Image, error) {
-	const base = "base-postgres"
+// buildDatabase builds a database image (PostgresImage, MariaDBImage):
+// its base (base-NAME) and its entry point, staged for
+// images/NAME.Containerfile.
+func (b *Builder) buildDatabase(ctx context.Context, name string) (*Image, error) {
+	base := "base-" + name
 	if err := b.EnsureBase(ctx, base); err != nil {
-		return nil, fmt.Errorf("image %s: %w", PostgresImage, err)
+		return nil, fmt.Errorf("image %s: %w", name, err)
 	}
 	stage, err := os.MkdirTemp("", "showdown-image-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(stage)
-	file := filepath.Join(b.Root, "images", "postgres.Containerfile")
-	img := &Image{Name: PostgresImage, Ref: b.Ref(PostgresImage), Recipe: b.rel(file), Base: b.BaseRef(base)}
-	err = copyFile(filepath.Join(b.Root, "images", "postgres-entrypoint.sh"), filepath.Join(stage, "postgres-entrypoint.sh"), 0o755)
+	file := filepath.Join(b.Root, "images", name+".Containerfile")
+	img := &Image{Name: name, Ref: b.Ref(name), Recipe: b.rel(file), Base: b.BaseRef(base)}
+	entry := name + "-entrypoint.sh"
+	err = copyFile(filepath.Join(b.Root, "images", entry), filepath.Join(stage, entry), 0o755)
 	if err == nil {
 		err = b.Tool.Build(ctx, b.log(), file, stage, img.Ref, map[string]string{"BASE": b.BaseRef(base)})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("image %s: %w", PostgresImage, err)
+		return nil, fmt.Errorf("image %s: %w", name, err)
 	}
 	return img, nil
 }
