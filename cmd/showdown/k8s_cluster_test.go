@@ -26,6 +26,18 @@ import (
 // runs the short check.
 const envK8sFull = "SHOWDOWN_K8S_FULL"
 
+// skuPlan runs the MariaDB workload on the image of 'showdown images
+// build mariadb' (make k8s-test).
+const skuPlan = `name: k8s-sku
+description: one go-stdlib pod on sku, on MariaDB, one level of two shards
+implementations: [go-stdlib]
+workloads: [sku]
+load: {model: open, levels: [100], duration: 5s, warmup: 2s}
+replicas: [1]
+generator: {pods: 2, cpu: 0.25, memory: 128MiB}
+limits: {cpu: 0.25, memory: 256MiB}
+`
+
 // checkPlan is the short check: one service pod, one level of two shards.
 const checkPlan = `name: k8s-check
 description: one go-stdlib pod on string, one level of two shards
@@ -77,7 +89,7 @@ func TestK8sCluster(t *testing.T) {
 	}
 	names := []string{"go-stdlib", "showdown"}
 	if full {
-		names = append(names, "go-gin", "postgres")
+		names = append(names, "go-gin", "postgres", "mariadb")
 	}
 	imagesFile := filepath.Join(tmp, "images.json")
 	if out, err := runIn(ctx, root, nil, bin, append([]string{"images", "build", "--record", imagesFile}, names...)...); err != nil {
@@ -132,8 +144,31 @@ func TestK8sCluster(t *testing.T) {
 	}
 	args := []string{"k8s", "run", planFile, "--lead", "10s", "--results", resultsDir, "--images", imagesFile,
 		"--postgres-image", "localhost/showdown/postgres:latest", "--database-cpu", "750m", "--database-memory", "512Mi"}
+	wantServices := 1
+	if full {
+		wantServices = 8 // two stacks, two workloads, two replica counts
+	}
+	runPlan(t, ctx, root, env, bin, planFile, append([]string{"k8s", "run", planFile}, args[3:]...), resultsDir, wantServices, kubectl)
+
+	if full {
+		skuFile := filepath.Join(tmp, "k8s-sku.yaml")
+		if err := os.WriteFile(skuFile, []byte(skuPlan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runPlan(t, ctx, root, env, bin, skuFile, append([]string{"k8s", "run", skuFile}, append(args[3:], "--mariadb-image", "localhost/showdown/mariadb:latest")...), resultsDir, 1, kubectl)
+	}
+	if full {
+		interruptRun(t, ctx, root, env, bin, []string{"k8s", "run", filepath.Join(tmp, "k8s-check.yaml"), "--lead", "10s",
+			"--results", filepath.Join(tmp, "interrupted"), "--images", imagesFile}, kubectl)
+	}
+}
+
+// runPlan runs showdown k8s run with args and checks its results folder
+// (checkClusterRun), its report and that its namespace went.
+func runPlan(t *testing.T, ctx context.Context, root string, env []string, bin, planFile string, args []string, resultsDir string, wantServices int, kubectl func(...string) (string, error)) {
+	t.Helper()
 	t0 := time.Now()
-	out, err = runIn(ctx, root, env, bin, args...)
+	out, err := runIn(ctx, root, env, bin, args...)
 	t.Logf("showdown k8s run %s: %s\n%s", filepath.Base(planFile), time.Since(t0).Round(time.Second), out)
 	if err != nil {
 		t.Fatalf("showdown k8s run: %v", err)
@@ -142,17 +177,17 @@ func TestK8sCluster(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatalf("no results folder in %s", resultsDir)
 	}
-	dirs = dirs[len(dirs)-1:] // the newest
-	checkClusterRun(t, dirs[0], full)
-	if out, err := runIn(ctx, root, nil, bin, "report", dirs[0]); err != nil {
+	dir := dirs[len(dirs)-1] // the newest
+	checkClusterRun(t, dir, wantServices)
+	if out, err := runIn(ctx, root, nil, bin, "report", dir); err != nil {
 		t.Errorf("showdown report: %v\n%s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(dirs[0], "report.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
 		t.Error(err)
 	}
-	rec, _ := results.ReadRun(dirs[0])
+	rec, _ := results.ReadRun(dir)
 	// The usual report: a measured row of every service run.
-	summary, _ := os.ReadFile(filepath.Join(dirs[0], "summary.md"))
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
 	for _, sr := range rec.Services {
 		if !bytes.Contains(summary, []byte("| "+sr.Implementation+" | ")) {
 			t.Errorf("summary.md has no row of %s", sr.Implementation)
@@ -164,16 +199,11 @@ func TestK8sCluster(t *testing.T) {
 	var cl k8s.Cluster
 	json.Unmarshal(rec.Kubernetes, &cl)
 	namespaceGone(t, kubectl, cl.Namespace)
-
-	if full {
-		interruptRun(t, ctx, root, env, bin, []string{"k8s", "run", filepath.Join(tmp, "k8s-check.yaml"), "--lead", "10s",
-			"--results", filepath.Join(tmp, "interrupted"), "--images", imagesFile}, kubectl)
-	}
 }
 
 // checkClusterRun checks a k8s run's results folder: the record of
 // every pod, task and level against the plan's promises.
-func checkClusterRun(t *testing.T, dir string, full bool) {
+func checkClusterRun(t *testing.T, dir string, wantServices int) {
 	t.Helper()
 	rec, err := results.ReadRun(dir)
 	if err != nil {
@@ -185,10 +215,6 @@ func checkClusterRun(t *testing.T, dir string, full bool) {
 	}
 	if len(rec.Warnings) > 0 {
 		t.Errorf("run warnings: %q", rec.Warnings)
-	}
-	wantServices := 1
-	if full {
-		wantServices = 8 // two stacks, two workloads, two replica counts
 	}
 	if len(rec.Services) != wantServices {
 		t.Errorf("%d service runs, want %d", len(rec.Services), wantServices)
