@@ -189,6 +189,17 @@ func TestShippedRecipes(t *testing.T) {
 			t.Errorf("shared base %s: %v", s.name, err)
 		}
 	}
+	// Each database image has its recipe, its entry point and its base.
+	for _, name := range []string{PostgresImage, MariaDBImage} {
+		for _, f := range []string{name + ".Containerfile", name + "-entrypoint.sh"} {
+			if _, err := os.Stat(filepath.Join(root, "images", f)); err != nil {
+				t.Errorf("image %s: %v", name, err)
+			}
+		}
+		if _, ok := b.sharedBase(b.BaseRef("base-" + name)); !ok {
+			t.Errorf("image %s: no shared base base-%s", name, name)
+		}
+	}
 }
 
 func write(t *testing.T, file, text string) {
