@@ -127,6 +127,14 @@ func (c *Controller) verify(ctx context.Context, st *Step) error {
 	name := dnsLabel("verify-"+st.Deployment.Deployment.Name+"-"+st.Workload, 63)
 	url := fmt.Sprintf("http://%s:%d", st.Deployment.Service.Name, DefaultPort)
 	via := "its Service"
+	// The suite closes its connections, so a Service name would be
+	// looked up for every request; on the local cluster one of hundreds
+	// timed out (CoreDNS on a busy node). The Service's address is the
+	// same path through kube-proxy without the lookups.
+	if svc, err := c.Client.CoreV1().Services(st.Job.Namespace).Get(ctx, st.Deployment.Service.Name, metav1.GetOptions{}); err == nil &&
+		svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		url, via = fmt.Sprintf("http://%s:%d", svc.Spec.ClusterIP, DefaultPort), "its Service's address "+svc.Spec.ClusterIP
+	}
 	if st.Deployment.Replicas > 1 {
 		// The contract reads a process's own counters (/metrics after
 		// requests): behind a Service of several pods they come from
