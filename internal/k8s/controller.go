@@ -768,7 +768,29 @@ func (c *Controller) step(ctx context.Context, st *Step, dir string) (*load.Resu
 	c.say("  merged %d shards: %d requests, %d errors", shards, merged.Summary.Total.Samples, merged.Summary.Total.Errors)
 	bg := metav1.DeletePropagationBackground
 	c.Client.BatchV1().Jobs(job.Namespace).Delete(ctx, job.Name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	c.waitGone(ctx, job.Namespace, sel)
 	return merged, rec, nil
+}
+
+// GoneTimeout bounds the wait for a finished level's pods to go.
+const GoneTimeout = time.Minute
+
+// waitGone waits, at most GoneTimeout, until no pod matches labels: a
+// level's shards still terminating hold their CPU requests (on a small
+// node the next task did not fit beside them) and would run beside the
+// next level.
+func (c *Controller) waitGone(ctx context.Context, ns string, labels map[string]string) {
+	deadline := c.Now().Add(GoneTimeout)
+	for c.Now().Before(deadline) {
+		pods, err := c.pods(ctx, ns, labels)
+		if err != nil || len(pods) == 0 {
+			return
+		}
+		if c.sleep(ctx) != nil {
+			return
+		}
+	}
+	c.say("  the pods of %v are still there after %s", labels, GoneTimeout)
 }
 
 // lateShards names each shard that began measuring more than LateShard
