@@ -38,6 +38,8 @@ Closed model (virtual users in a loop, one keep-alive connection each):
 
 // attackFlags are the flags of attack (and the runs of demo).
 type attackFlags struct {
+	// lists are the scenario's named lists the harness supplies (sku_ids).
+	lists                  map[string][]string
 	method, body, bodyFile string
 	headers                stringList
 	scenario, baseURL      string

@@ -78,7 +78,7 @@ func (f *attackFlags) target(p *attackPlan, args []string) (errs []error, err er
 			}
 			vars[name] = value
 		}
-		sc, err := scenario.Load(f.scenario, scenario.Options{BaseURL: f.baseURL, Vars: vars, Seed: f.seed})
+		sc, err := scenario.Load(f.scenario, scenario.Options{BaseURL: f.baseURL, Vars: vars, Seed: f.seed, Lists: f.lists})
 		if err != nil {
 			// The scenario's errors are one per line, file:line:col: field: message.
 			return nil, usageError{err: err, hint: "fix the scenario file; see docs/scenarios.md"}

@@ -14,7 +14,6 @@ import (
 	"github.com/showdownlab/showdown/internal/k8s"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
-	"github.com/showdownlab/showdown/internal/scenario"
 	"github.com/showdownlab/showdown/internal/warmup"
 	"github.com/showdownlab/showdown/load"
 	"github.com/showdownlab/showdown/load/atomicfile"
@@ -63,14 +62,12 @@ func runK8sShard(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
+	skuLists(&af, *skuRows)
 	p, err := af.plan(apos)
 	if err != nil {
 		return err
 	}
 	p.record = map[string]string{"shard": shard, "start-at": *startAt}
-	if err := skuScenario(&af, p, *skuRows); err != nil {
-		return err
-	}
 	if !start.IsZero() {
 		wait := time.Until(start)
 		fmt.Fprintf(st.stderr, "shard %s: starting at %s (in %s)\n", shard, start.UTC().Format(time.RFC3339Nano), wait.Round(time.Millisecond))
@@ -98,23 +95,19 @@ func runK8sShard(st *state, args []string) error {
 	return aerr
 }
 
-// skuScenario loads the sku scenario with the ids the database holds,
-// which follow from the seed and the row count (skuRows > 0).
-func skuScenario(af *attackFlags, p *attackPlan, skuRows int) error {
-	if skuRows <= 0 || af.scenario == "" {
-		return nil
+// skuLists gives the sku scenario the ids the database holds, which
+// follow from the seed and the row count (skuRows > 0), before the
+// scenario is loaded: its pick_list needs them.
+func skuLists(af *attackFlags, skuRows int) {
+	if skuRows <= 0 {
+		return
 	}
 	ids := db.KnownSKUIDs(af.seed, skuRows, db.DefaultKnownSKUs)
 	list := make([]string, len(ids))
 	for i, id := range ids {
 		list[i] = strconv.FormatInt(id, 10)
 	}
-	sc, err := scenario.Load(af.scenario, scenario.Options{BaseURL: af.baseURL, Seed: af.seed, Lists: map[string][]string{"sku_ids": list}})
-	if err != nil {
-		return err
-	}
-	p.sc = load.StatusChecked(sc)
-	return nil
+	af.lists = map[string][]string{"sku_ids": list}
 }
 
 func runK8sWarmup(st *state, args []string) error {
@@ -138,11 +131,9 @@ func runK8sWarmup(st *state, args []string) error {
 	if err != nil {
 		return err
 	}
+	skuLists(&af, *skuRows)
 	p, err := af.plan(apos)
 	if err != nil {
-		return err
-	}
-	if err := skuScenario(&af, p, *skuRows); err != nil {
 		return err
 	}
 	_, open := p.model.(load.OpenModel)
