@@ -10,8 +10,8 @@ import (
 )
 
 // TestRunFindsConnectionLeak runs a bank that leaks database connections
-// (broken-bank's BROKEN_BANK=leak: one more pgx connection every 100th
-// transfer, at most one every 250 ms served, never closed) beside the same bank leaking nothing, both on
+// (broken-bank's BROKEN_BANK=leak: one more pgx connection at a transfer
+// at most every 250 ms, never closed) beside the same bank leaking nothing, both on
 // one PostgreSQL, in interleaved rounds: every round reads each arm's own
 // connections from its sockets, and the leak check names database
 // connections for the leaking arm and for it alone.
@@ -20,14 +20,16 @@ func TestRunFindsConnectionLeak(t *testing.T) {
 		t.Skip("starts PostgreSQL and two services")
 	}
 	root, cat := testRoot(t)
-	// The gap makes the leak two or three connections a round on any
-	// host that serves 400 transfers a second (about 100 a minute of the
-	// rounds, far above the limit), and the cap keeps it well inside
+	// Every transfer may leak, so the gap alone sets the pace: four
+	// connections a second served on any host that serves four transfers
+	// a second (a count of transfers would tie the pace to the host's
+	// speed: on a loaded CI host it fell to one a second and the slope's
+	// interval reached below the limit). The cap keeps it well inside
 	// max_connections: the server must keep admitting the correct arm
 	// and the harness.
 	p := parseTestPlan(t, cat, `name: dbleak
 implementations:
-  - {service: broken-bank, variant: leak, env: {BROKEN_BANK: leak, LEAK_CONN_EVERY: "100", LEAK_CONN_GAP: 250ms, LEAK_CONN_MAX: "60"}}
+  - {service: broken-bank, variant: leak, env: {BROKEN_BANK: leak, LEAK_CONN_EVERY: "1", LEAK_CONN_GAP: 250ms, LEAK_CONN_MAX: "60"}}
   - {service: broken-bank, variant: none, env: {BROKEN_BANK: none}}
 workloads: [bank]
 verify: quick
