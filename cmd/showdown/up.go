@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/showdownlab/showdown/internal/db"
+	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/workloads"
@@ -38,11 +38,11 @@ func runUp(st *state, args []string) (err error) {
 Starts private databases with the workloads' data and the service, prints
 its base URL and stays up until Ctrl-C or SIGTERM, then stops everything,
 so that another tool (JMeter, k6, Gatling, Vegeta) can load a reference
-service. With --plan every implementation of the plan comes up, on
-consecutive ports from --port, with the plan's environment and database
-settings.`)
+service. With --plan every arm of the plan comes up (each implementation
+at each of its cores, unpinned), on consecutive ports from --port, with
+the environment and database settings run gives it.`)
 	name := fs.String("service", "", "the service to start: a name under services/, or a stack's folder (./our-service)")
-	planFile := fs.String("plan", "", "start every implementation of this plan instead")
+	planFile := fs.String("plan", "", "start every arm of this plan instead")
 	port := fs.Int("port", DefaultUpPort, "the (first) port to listen on, on 127.0.0.1")
 	skuRows := fs.Int("sku-rows", workloads.DefaultSKURows, "rows loaded into the sku table (--service only)")
 	verbose := fs.Bool("v", false, "copy build, database and service output to stderr")
@@ -98,16 +98,7 @@ settings.`)
 				ws = append(ws, w.Name)
 			}
 		}
-		for _, im := range p.Implementations {
-			m, _ := service.Lookup(all, im.Service)
-			env := map[string]string{}
-			for _, src := range []map[string]string{p.Env, im.Env, extra} {
-				for k, v := range src {
-					env[k] = v
-				}
-			}
-			targets = append(targets, upTarget{im.ID(), m, env})
-		}
+		targets = planTargets(p, all, extra)
 		d := p.Database
 		prep = db.PrepareOptions{SKURows: d.SKURows, Seed: d.Seed, NoSKUIndex: d.SKUIndex != nil && !*d.SKUIndex}
 		maxConns = d.MaxConnections
@@ -125,11 +116,7 @@ settings.`)
 				return notServed(m, w)
 			}
 		}
-		env := map[string]string{"DB_POOL_SIZE": strconv.Itoa(workloads.DefaultPoolSize), "LOG_REQUESTS": "false"}
-		for k, v := range extra {
-			env[k] = v
-		}
-		targets = []upTarget{{m.Name, m, env}}
+		targets = []upTarget{{m.Name, m, (&plan.Plan{}).ArmEnv(plan.Implementation{Service: m.Name}, nil, extra)}}
 	}
 	if *port+len(targets)-1 > 65535 {
 		return usageError{err: fmt.Errorf("--port %d leaves no room for %d services", *port, len(targets)), hint: hint}
@@ -205,4 +192,17 @@ func up(st *state, targets []upTarget, ws []string, port int, prep db.PrepareOpt
 	case id := <-exited:
 		return exitError{code: exitFailure, err: fmt.Errorf("%s exited on its own; stopped everything", id)}
 	}
+}
+
+// planTargets are the services up --plan starts: the arms of p, as run
+// compares them (each implementation at each of the plan's cores), each
+// with its environment as under run (plan.ArmEnv, its cores knob
+// included) and extra (--env) over it.
+func planTargets(p *plan.Plan, all []*service.Manifest, extra map[string]string) []upTarget {
+	var targets []upTarget
+	for _, im := range p.Arms() {
+		m, _ := service.Lookup(all, im.Service)
+		targets = append(targets, upTarget{im.ID(), m, p.ArmEnv(im, m.Cores.EnvAt(im.Cores), extra)})
+	}
+	return targets
 }

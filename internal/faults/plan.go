@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, dir string, rec *results.Run, ma
 		return
 	}
 	defer dbs.Stop()
-	for _, im := range p.Implementations {
+	for _, im := range Arms(p) {
 		m := manifests[im.Service]
 		if m == nil || !m.Supports("bank") || ctx.Err() != nil {
 			continue
@@ -64,16 +65,30 @@ func RunPlan(ctx context.Context, p *plan.Plan, dir string, rec *results.Run, ma
 	}
 }
 
-// runOne runs the fault test of implementation im (RunStack) with the
-// plan's environment, its output in dir.
+// Arms are the implementations the fault test starts: each of p's once,
+// at the plan's most cores where it has cores (the most concurrency its
+// bank runs with).
+func Arms(p *plan.Plan) []plan.Implementation {
+	out := slices.Clone(p.Implementations)
+	if len(p.Cores) > 0 {
+		for i := range out {
+			out[i].Cores = slices.Max(p.Cores)
+		}
+	}
+	return out
+}
+
+// ArmEnv is the environment implementation im starts with in the fault
+// test: plan.ArmEnv with the stack's cores knob at the arm's cores, as
+// under run.
+func ArmEnv(p *plan.Plan, im plan.Implementation, m *service.Manifest) map[string]string {
+	return p.ArmEnv(im, m.Cores.EnvAt(im.Cores), nil)
+}
+
+// runOne runs the fault test of implementation im (RunStack) with its
+// environment (ArmEnv), its output in dir.
 func runOne(ctx context.Context, p *plan.Plan, m *service.Manifest, im plan.Implementation, dbs *stack.Databases, dir string, fo Options) (*results.FaultTest, error) {
-	env := map[string]string{}
-	for k, v := range p.Env {
-		env[k] = v
-	}
-	for k, v := range im.Env {
-		env[k] = v
-	}
+	env := ArmEnv(p, im, m)
 	logf, err := os.Create(filepath.Join(dir, results.FileName(im.ID())+".log"))
 	if err != nil {
 		return nil, err

@@ -515,7 +515,9 @@ func (r *renderer) deployment(im plan.Implementation, n int) *Deployment {
 	if r.needs("mysql") {
 		env = append(env, corev1.EnvVar{Name: "MYSQL_URL", Value: r.mysqlURL()})
 	}
-	for _, kv := range sortedEnv(r.p.Env, im.Env) {
+	// The arm's environment as under run, without a cores knob: Render
+	// refuses a plan with cores.
+	for _, kv := range sortedEnv(r.p.ArmEnv(im, nil, nil)) {
 		env = append(env, kv)
 	}
 	sel := map[string]string{LabelComponent: "service", LabelName: name}

@@ -37,7 +37,7 @@ func CheckConnections(p *plan.Plan, ms []*service.Manifest) error {
 }
 
 // planPools returns the pool of each arm of p, with the environment it
-// starts with (armEnv: its cores knob included), on its service CPUs:
+// starts with (ArmEnv: its cores knob included), on its service CPUs:
 // node-http at 4 cores runs 4 workers with a pool each.
 func planPools(p *plan.Plan, ms []*service.Manifest) ([]stack.Pool, error) {
 	var pools []stack.Pool
@@ -50,7 +50,7 @@ func planPools(p *plan.Plan, ms []*service.Manifest) ([]stack.Pool, error) {
 		if im.Cores > 0 {
 			cpus = im.Cores
 		}
-		pool, err := stack.PoolOf(im.ID(), m, armEnv(p, im, m), cpus)
+		pool, err := stack.PoolOf(im.ID(), m, ArmEnv(p, im, m), cpus)
 		if err != nil {
 			return nil, err
 		}

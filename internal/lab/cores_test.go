@@ -40,7 +40,7 @@ func TestArmEnv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := armEnv(p, im, m)
+		env := ArmEnv(p, im, m)
 		got[im.ID()] = env["WORKERS"]
 	}
 	want := map[string]string{

@@ -5,15 +5,9 @@ import (
 	"github.com/showdownlab/showdown/internal/service"
 )
 
-// armEnv is the environment an arm starts with: the plan's, the
-// manifest's cores knob at the arm's cores, then the implementation's
-// own (a variant that pins WORKERS on purpose keeps it).
-func armEnv(p *plan.Plan, im plan.Implementation, m *service.Manifest) map[string]string {
-	env := map[string]string{}
-	for _, src := range []map[string]string{p.Env, m.Cores.EnvAt(im.Cores), im.Env} {
-		for k, v := range src {
-			env[k] = v
-		}
-	}
-	return env
+// ArmEnv is the environment arm im of plan p starts with under run:
+// plan.ArmEnv with the stack's cores knob at the arm's cores (the same
+// call as up --plan's and the fault test's).
+func ArmEnv(p *plan.Plan, im plan.Implementation, m *service.Manifest) map[string]string {
+	return p.ArmEnv(im, m.Cores.EnvAt(im.Cores), nil)
 }

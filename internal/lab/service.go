@@ -112,7 +112,7 @@ func (x *execution) bringUp(ctx context.Context, s plan.Start, restart bool) *li
 		cpus, quota = p.CoreCPUs(im.Cores), 0
 	}
 	l.cpus = cpuSet(cpus)
-	env := armEnv(p, im, m)
+	env := ArmEnv(p, im, m)
 	l.nmt = p.NativeMemory && m.Language == "java"
 	if l.nmt {
 		withNMT(env)

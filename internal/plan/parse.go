@@ -13,7 +13,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/showdownlab/showdown/internal/located"
-	"github.com/showdownlab/showdown/workloads"
 )
 
 // Error is one problem in a plan file (the project's one located error
@@ -175,11 +174,10 @@ func (p *Plan) applyDefaults() {
 	if p.Env == nil {
 		p.Env = map[string]string{}
 	}
-	if _, ok := p.Env["DB_POOL_SIZE"]; !ok {
-		p.Env["DB_POOL_SIZE"] = strconv.Itoa(workloads.DefaultPoolSize)
-	}
-	if _, ok := p.Env["LOG_REQUESTS"]; !ok {
-		p.Env["LOG_REQUESTS"] = "false"
+	for k, v := range DefaultEnv() {
+		if _, ok := p.Env[k]; !ok {
+			p.Env[k] = v
+		}
 	}
 	if f := p.Faults; f != nil {
 		if len(f.Inject) == 0 {
