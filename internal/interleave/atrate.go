@@ -56,32 +56,22 @@ func kept(c *results.Comparison) map[string][]results.ArmRound {
 	return out
 }
 
-// geo is the geometric mean of the positive values that pick gives.
+// geo is the geometric mean of the positive values that pick gives (0
+// for none: a record's figure not taken).
 func geo(rs []results.ArmRound, pick func(results.ArmRound) float64) float64 {
-	sum, n := 0.0, 0
-	for _, a := range rs {
-		if v := pick(a); v > 0 {
-			sum += math.Log(v)
-			n++
-		}
+	xs := make([]float64, len(rs))
+	for i, a := range rs {
+		xs[i] = pick(a)
 	}
-	if n == 0 {
-		return 0
-	}
-	return math.Exp(sum / float64(n))
+	return orZero(stats.GeoMean(xs))
 }
 
-// median is the median of xs (0 for none); xs is sorted in place.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
+// orZero is x, or 0 for NaN (none): records say "not taken" with 0.
+func orZero(x float64) float64 {
+	if math.IsNaN(x) {
 		return 0
 	}
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	return x
 }
 
 // armFigures are each arm's figures over its kept rounds, in c.Arms's
@@ -125,10 +115,10 @@ func armFigures(c *results.Comparison, k map[string][]results.ArmRound) []result
 			}
 		}
 		if len(all) > 0 {
-			f.RSSBytes = uint64(median(all))
+			f.RSSBytes = uint64(stats.Median(all))
 			lo, hi := math.Inf(1), 0.0
 			for _, v := range byStart {
-				m := median(v)
+				m := stats.Median(v)
 				lo, hi = min(lo, m), max(hi, m)
 			}
 			f.RSSLow, f.RSSHigh = uint64(lo), uint64(hi)
@@ -170,7 +160,7 @@ func overloaded(c *results.Comparison, k map[string][]results.ArmRound) map[stri
 			out[arm] = fmt.Sprintf("answered %.1f%% errors at %d req/s", 100*float64(errs)/float64(samples), c.Level)
 		case !c.Contrast && samples > 0 && float64(queued) > CarryErrors*float64(samples):
 			out[arm] = fmt.Sprintf("%.1f%% of the sends waited for a free connection: its backlog filled them all", 100*float64(queued)/float64(samples))
-		case m < CarryShare*rate && median(late) < median(p99)/2:
+		case m < CarryShare*rate && stats.Median(late) < stats.Median(p99)/2:
 			out[arm] = fmt.Sprintf("served %.0f req/s of the %d offered: its queue grew", m, c.Level)
 		}
 	}
@@ -192,7 +182,7 @@ func latenessFloor(k map[string][]results.ArmRound) float64 {
 			}
 		}
 	}
-	return median(xs)
+	return orZero(stats.Median(xs))
 }
 
 // The growth a minute above which a slope whose interval excludes 0 is

@@ -76,21 +76,13 @@ func collect(c *results.Comparison, pick func(results.ArmRound) float64) (map[st
 	return out, starts
 }
 
-// geoMean is the geometric mean of the positive values of f.
+// geoMean is the geometric mean of the positive values of f (0 for none).
 func (f figures) geoMean() float64 {
-	sum, n := 0.0, 0
+	var xs []float64
 	for _, s := range f {
-		for _, v := range s {
-			if v > 0 {
-				sum += math.Log(v)
-				n++
-			}
-		}
+		xs = append(xs, s...)
 	}
-	if n == 0 {
-		return 0
-	}
-	return math.Exp(sum / float64(n))
+	return orZero(stats.GeoMean(xs))
 }
 
 // JudgeWith is judge with the precision and the A/A twin arm ("" for

@@ -10,6 +10,7 @@ import (
 	"github.com/showdownlab/showdown/internal/human"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/internal/wording"
 )
 
@@ -374,12 +375,7 @@ func medianOf(srs []*results.ServiceRun, fig func(*results.ServiceRun) float64) 
 	if len(xs) == 0 {
 		return 0
 	}
-	slices.Sort(xs)
-	if n := len(xs); n%2 == 1 {
-		return xs[n/2]
-	} else {
-		return (xs[n/2-1] + xs[n/2]) / 2
-	}
+	return stats.Median(xs)
 }
 
 // rangeText is the median of fig over the starts with their range.

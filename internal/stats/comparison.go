@@ -217,14 +217,14 @@ func (c *RoundComparison) dropContaminated(starts int) {
 	var all []float64
 	for _, a := range c.arms {
 		if len(absRes[a]) >= 4 {
-			scales[a] = 1.4826 * median(absRes[a])
+			scales[a] = 1.4826 * Median(absRes[a])
 			all = append(all, scales[a])
 		}
 	}
 	// An arm whose rounds happen to agree closely is judged by no less
 	// than half the arms' typical spread: a spread from ten residuals
 	// or so can come out small by chance.
-	floor := median(all) / 2
+	floor := Median(all) / 2
 	for _, a := range c.arms {
 		scale, ok := scales[a]
 		scale = math.Max(scale, floor)
@@ -262,7 +262,7 @@ func fitAdditive(arms []string, y map[string][][]float64, s int, robust bool) ([
 	}
 	center := Mean
 	if robust {
-		center = median
+		center = Median
 	}
 	present := func(xs []float64) []float64 {
 		var out []float64
@@ -312,20 +312,6 @@ func fitAdditive(arms []string, y map[string][][]float64, s int, robust bool) ([
 		}
 	}
 	return loc, res
-}
-
-// median is the median of xs (NaN for none); xs is left as it was.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Arms lists the comparison's arms, sorted.

@@ -301,11 +301,11 @@ func TestRoundComparisonContaminatedRound(t *testing.T) {
 							d = append(d, math.Log(figs[a][s][r]/figs[b][s][r]))
 						}
 					}
-					m := median(d)
+					m := Median(d)
 					for k := range d {
 						d[k] = math.Abs(d[k] - m)
 					}
-					spread := 1.4826 * median(d)
+					spread := 1.4826 * Median(d)
 					pairs++
 					if math.Abs(math.Log(dirty.Ratio(a, b).Ratio/clean.Ratio(a, b).Ratio)) > spread {
 						moved++

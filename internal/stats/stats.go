@@ -1,4 +1,5 @@
 // Package stats holds the few statistics showdown decides with: the mean,
+// median and geometric mean,
 // coefficient of variation and 95% confidence interval of a cell's trials,
 // the interval of a ratio between two implementations (ratio.go), the
 // ratio of two arms measured in interleaved rounds, judged from the pair's
@@ -8,7 +9,10 @@
 // automatic warm-up.
 package stats
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Mean is the arithmetic mean of xs (NaN for none).
 func Mean(xs []float64) float64 {
@@ -20,6 +24,36 @@ func Mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// Median is the median of xs (NaN for none); xs is left as it was.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// GeoMean is the geometric mean of the positive values of xs (a figure of
+// 0 is one not recorded); NaN for none.
+func GeoMean(xs []float64) float64 {
+	sum, n := 0.0, 0
+	for _, x := range xs {
+		if x > 0 {
+			sum += math.Log(x)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Exp(sum / float64(n))
 }
 
 // StdDev is the sample standard deviation of xs (n-1; NaN under two).

@@ -55,3 +55,23 @@ func TestSteady(t *testing.T) {
 		}
 	}
 }
+
+func TestMedianAndGeoMean(t *testing.T) {
+	xs := []float64{5, 1, 3, 2}
+	if got := Median(xs); got != 2.5 {
+		t.Errorf("Median(%v) = %v, want 2.5", xs, got)
+	}
+	if xs[0] != 5 || xs[3] != 2 {
+		t.Errorf("Median reordered its input: %v", xs)
+	}
+	if got := Median([]float64{4, 9, 1}); got != 4 {
+		t.Errorf("Median of three = %v, want 4", got)
+	}
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(GeoMean(nil)) || !math.IsNaN(GeoMean([]float64{0, -1})) {
+		t.Error("the median or geometric mean of nothing is not NaN")
+	}
+	// The values not taken (0) are left out, not averaged in.
+	if got := GeoMean([]float64{2, 0, 8}); math.Abs(got-4) > 1e-12 {
+		t.Errorf("GeoMean(2, 0, 8) = %v, want 4", got)
+	}
+}

@@ -123,12 +123,12 @@ func mad(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	med := median(xs)
+	med := Median(xs)
 	dev := make([]float64, len(xs))
 	for i, x := range xs {
 		dev[i] = math.Abs(x - med)
 	}
-	return median(dev)
+	return Median(dev)
 }
 
 // fit is the rule on one window.
