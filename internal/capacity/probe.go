@@ -242,16 +242,14 @@ const (
 	// further below the last: the k-th step back is k × ConfirmStep (or
 	// the plan's resolution, when larger), so six runs reach below half
 	// the first rate. A capacity found in 2 s probes can miss its
-	// objective over 30 s on a host that stalls now and then (on
-	// 2026-11-28 go-stdlib's brackets at 24-36k req/s did not hold
-	// 30 s from 30k down to 25.6k: one stall near the knee takes long to
-	// drain), and the confirmation's answer is the rate that does.
+	// objective over 30 s on a host that stalls now and then (one stall
+	// near the knee takes long to drain; bench/README.md, "Where the constants come from"), and the confirmation's
+	// answer is the rate that does.
 	ConfirmSteps = 6
 	ConfirmStep  = 0.05
 	// ConfirmHolds is how many confirmation runs in a row a rate must
-	// hold. One is not enough: on 2026-11-28 a rate whose one 30 s run
-	// held met the objective in 1 of 5 further 30 s runs (and in 0 of 5
-	// with wrk2), bench/README.md.
+	// hold. One is not enough: a rate whose one 30 s run held can fail
+	// most further runs (bench/README.md, "Where the constants come from").
 	ConfirmHolds = 2
 )
 

@@ -142,10 +142,8 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 // setup so far (starting, checking and warming every arm) and the
 // fewest rounds of each comparison. Its rounds then take what the
 // budget leaves (roundsBudget); the whole of an earlier start, rounds
-// included, refused a third start of a two-arm plan whose first start
-// had spent half its 10 minutes in rounds (2026-11-28, 2m21s left for a
-// start whose setup took under a minute). Before any round, the
-// longest start so far.
+// included, refused a start that would have fit (bench/README.md, "Where the constants come from").
+// Before any round, the longest start so far.
 func (x *rounds) nextStart() time.Duration {
 	if x.roundCost == 0 {
 		return slices.Max(append([]time.Duration{0}, x.starts...))

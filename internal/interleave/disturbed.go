@@ -19,10 +19,9 @@ const (
 	// of one CPU.
 	OtherCPUMax = 25.0
 	// ServiceShareFloor is the share of its usual CPU (the median of its
-	// rounds in the start) under which a loaded service was starved: on
-	// 2026-11-27 (AMD EPYC, ../shared/fixtures/noisy-day-2026-11-27) a
-	// round measured rust-axum at 21,806 req/s against 76-112k in the
-	// others while its service got 28% of its CPU, against 95-100%.
+	// rounds in the start) under which a loaded service was starved:
+	// such a round reads a fraction of the others' throughput
+	// (bench/README.md, "Where the constants come from").
 	ServiceShareFloor = 0.8
 	// MinTypicalRounds is how many rounds of an arm in a start give its
 	// usual CPU; fewer, and the share is not judged.

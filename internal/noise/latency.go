@@ -82,8 +82,8 @@ func MeasureLatency(ctx context.Context, a *load.Attacker, serverCPU int, rate f
 // server (this package's init): a process of its own, because in the
 // generator's the engine's event loops hold every P of the runtime
 // (raw syscalls), and a server goroutine there waited for the
-// scheduler's 10 ms preemption: a floor of 21-28 ms p99 on a quiet host
-// (2026-11-28, AMD EPYC) whose rounds showed 0.15 ms of lateness.
+// scheduler's 10 ms preemption: a floor a hundred times the rounds'
+// own lateness (bench/README.md, "Where the constants come from").
 const trivialEnv = "SHOWDOWN_TRIVIAL_SERVER"
 
 // trivialProcess is the trivial server's process, pinned to cpu (-1:

@@ -15,11 +15,9 @@ const (
 	// the plan's first level, in the first start's rounds) that an
 	// automatic rate takes. Below its saturation a stack's queue stays
 	// short, so its p99 is mostly its own service time, and every faster
-	// stack is further below its own saturation. At a half, on a busy
-	// host (2026-11-28, AMD EPYC, other work beside it), python-fastapi
-	// fell into a backlog of up to 5,242 queued sends (p99 417-574 ms)
-	// in 2 of its 8 rounds at 4,500 req/s, half of its 9,094 in start 1:
-	// one stall of the host and its single worker never caught up. Two
+	// stack is further below its own saturation. At a half, one stall of
+	// a busy host left the slowest stack's single worker in a backlog it
+	// never caught up with (bench/README.md, "Where the constants come from"); two
 	// fifths leave that margin, so the slowest stack is ranked at the
 	// rate rather than named as unable to carry it.
 	DefaultRateShare = 0.4
@@ -32,9 +30,8 @@ const (
 	// arm's throughput (at the plan's first level, in the first start's
 	// rounds): every stack but the slowest carries it, the second-slowest
 	// at half its saturation, so the p99s are the stacks' queues' and
-	// differ. On 2026-12-02 (Intel Xeon, 2 CPUs) half the second-fastest
-	// (48,000 req/s of java-helidon's 96,727) left out three of six
-	// stacks.
+	// differ. Half the second-fastest left out three of six stacks
+	// (bench/README.md, "Where the constants come from").
 	DefaultBusyShare = 0.5
 	// BusyHeadroom is the least ratio of an arm's own throughput to the
 	// busy rate for the arm to be measured at it: an arm nearer its

@@ -35,10 +35,8 @@ const (
 	DefaultMaxProbes = 20
 	// DefaultConfirm is how long a found capacity must hold before it is
 	// reported. Found with probes of seconds, a capacity near a stall
-	// can fail when sustained: on 2026-11-27 (AMD EPYC, 2 CPUs) go-stdlib
-	// found 29,577 req/s at p99 ≤ 5 ms, and a 15 s attack there met the
-	// objective once and stalled at p99 120 ms the next time. Meta's
-	// DCPerf confirms its searched rate with a 5-minute run.
+	// can fail when sustained (bench/README.md, "Where the constants come from"). Meta's DCPerf confirms its searched
+	// rate with a 5-minute run.
 	DefaultConfirm = 30 * time.Second
 	// DefaultProbeConnections is the open-model probes' pool of
 	// connections (CapacitySettings.Connections).

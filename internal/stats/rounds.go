@@ -88,8 +88,7 @@ func (r RoundRatio) HalfWidth() float64 {
 // start's mean can vary no less than that, and WithinSD is learnt from
 // many rounds where the start means' spread has S-1 degrees of freedom.
 // Two starts whose means agree by chance give an interval far narrower
-// than the rounds allow (2026-11-28: ±0.9% from two starts of six rounds
-// whose per-round noise put each start's mean at ±2.3%); the interval
+// than the rounds allow (measured: bench/README.md, "Where the constants come from"); the interval
 // stays as it is (exact over every run, under normal effects), but
 // Precise judges against the larger of the two. NaN with fewer than two
 // starts.

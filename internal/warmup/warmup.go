@@ -61,9 +61,8 @@ const (
 // fill with the first requests of 50 users, Go's heap and GC pacer settle
 // within a few of the dozens of collections a second such a load makes,
 // and CPython's specializing interpreter rewrites a function after a few
-// calls. On the noisy day of 2026-11-27 go-stdlib, rust-axum and
-// python-fastapi were at their level from their second or third second;
-// ten seconds leave a margin over that, and equal the window the
+// calls. Such stacks reach their level within seconds (measured:
+// bench/README.md, "Where the constants come from"); ten seconds leave a margin over that, and equal the window the
 // compiler condition averages over.
 const NoJITWarmup = 10 * time.Second
 
