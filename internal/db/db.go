@@ -105,23 +105,6 @@ func WithDir(parent string) Option {
 	}
 }
 
-// WithStartTimeout bounds how long the server may take to answer after each
-// start (default DefaultStartTimeout).
-func WithStartTimeout(d time.Duration) Option {
-	return func(o *options) {
-		if d > 0 {
-			o.startTimeout = d
-		}
-	}
-}
-
-// WithSetting passes one more server setting: `-c name=value` for
-// PostgreSQL, `--name=value` for MariaDB. Later settings override earlier
-// ones and showdown's own.
-func WithSetting(name, value string) Option {
-	return func(o *options) { o.settings = append(o.settings, setting{name, value}) }
-}
-
 // WithStatementStats makes PostgreSQL count every statement the service
 // runs (pg_stat_statements, read by Statements), as the contract suite
 // needs to tell a service that queries from one that caches. Measured runs

@@ -187,12 +187,6 @@ func (m *MariaDB) URL() string {
 	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", dbUser, m.password, m.server.getPort(), dbName)
 }
 
-// DSN is the same login in go-sql-driver/mysql's form,
-// "showdown:PASSWORD@tcp(127.0.0.1:PORT)/showdown".
-func (m *MariaDB) DSN() string {
-	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", dbUser, m.password, m.server.getPort(), dbName)
-}
-
 // Stop stops the server and removes its directory; it is safe to call more than once.
 func (m *MariaDB) Stop() error {
 	if m == nil {

@@ -48,17 +48,6 @@ func SetSKUIndex(ctx context.Context, s Servers, on bool) error {
 	return nil
 }
 
-// HasSKUIndex reports whether purch_sku_master has an index on sku_id.
-func HasSKUIndex(ctx context.Context, s Servers) (bool, error) {
-	c, ok, err := connect(ctx, "sku", s)
-	if err != nil || !ok {
-		return false, err
-	}
-	defer c.close()
-	names, err := skuIndexes(ctx, c)
-	return len(names) > 0, err
-}
-
 // skuIndexes names the indexes whose first column is sku_id.
 func skuIndexes(ctx context.Context, c conn) ([]string, error) {
 	_, vals, err := c.row(ctx, "SELECT COALESCE(GROUP_CONCAT(DISTINCT index_name), '') FROM information_schema.statistics "+

@@ -114,7 +114,8 @@ func (r PublishedRow) Ratio() (pub, ours string) {
 	return pub, ours
 }
 
-// RatioText is both ratios as "0.42 / 3.28" (ours "-" when not measured).
+// RatioText is both ratios as "0.42 / 3.28" (ours "-" when not measured),
+// the HTML report's ratio column.
 func (r PublishedRow) RatioText() string {
 	pub, ours := r.Ratio()
 	if ours == "" {

@@ -98,13 +98,6 @@ type Watch struct {
 // measurement behind the value).
 const MaxCompilerCPU = 2.0
 
-// WatchCompiler makes the rule RuleCompilerTrend: read gives the CPU time
-// the service's compiler threads have used so far (monitor.CompilerCPU),
-// and is called once a second.
-func (w *Watch) WatchCompiler(read func() time.Duration) {
-	w.WatchRuntime(func() (time.Duration, string) { return read(), "hotspot" })
-}
-
 // WatchRuntime chooses the rule by the runtime the service's threads show
 // and watches its compiler: read gives what monitor.Compiler does (the
 // compiler threads' CPU time so far, and "hotspot", "v8" or "" for a
