@@ -70,7 +70,7 @@ func (x *execution) startDatabases(ctx context.Context) error {
 	return nil
 }
 
-// beforeStart applies the database policy before a service starts:
+// BeforeStart applies the database policy before a service starts:
 // restart the servers its workloads use (restart: trial), once each.
 // Each workload's data is emptied before it is measured.
 func (x *execution) BeforeStart(ctx context.Context, ws []plan.Workload) (string, error) {

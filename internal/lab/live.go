@@ -33,7 +33,7 @@ type live struct {
 	settled map[string]*scenario.Scenario
 }
 
-// freeze stops every process of the service's tree (SIGSTOP), so a live
+// Freeze stops every process of the service's tree (SIGSTOP), so a live
 // service that is not being measured takes no CPU from the one that is:
 // its load is stopped first and its requests answered, so it holds no
 // transaction open while frozen.
@@ -82,7 +82,7 @@ func (l *live) awaitQuiet() {
 	}
 }
 
-// thaw lets a frozen service run again (SIGCONT).
+// Thaw lets a frozen service run again (SIGCONT).
 func (l *live) Thaw() {
 	if !l.frozen || l.svc == nil {
 		return
@@ -101,7 +101,7 @@ func signalTree(pid int, sig syscall.Signal) {
 	}
 }
 
-// fail records why sr failed (or was interrupted).
+// Fail records why sr failed (or was interrupted).
 func (l *live) Fail(ctx context.Context, sr *results.ServiceRun, format string, args ...any) {
 	x := l.x
 	sr.Status = results.Failed
@@ -128,7 +128,7 @@ func (l *live) failAll(ctx context.Context, tail, format string, args ...any) *l
 	return l
 }
 
-// alive reports whether the service still runs, failing sr if not.
+// Alive reports whether the service still runs, failing sr if not.
 func (l *live) Alive(ctx context.Context, sr *results.ServiceRun) bool {
 	select {
 	case <-l.svc.Exited():
@@ -163,7 +163,7 @@ func (l *live) interrupted(ctx context.Context) {
 	}
 }
 
-// down stops the service (thawed first: a stopped process takes no
+// Down stops the service (thawed first: a stopped process takes no
 // SIGTERM), commits its log and removes its limits; once.
 func (l *live) Down() {
 	if l.stopped || l.svc == nil {

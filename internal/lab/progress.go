@@ -70,7 +70,7 @@ func (pr *progress) Service(impl, workload string, trial int) {
 	pr.line(fmt.Sprintf("%s: starting", pr.where))
 }
 
-// phase announces a timed phase such as the warm-up or a level.
+// Phase announces a timed phase such as the warm-up or a level.
 func (pr *progress) Phase(name string, d time.Duration) {
 	pr.mu.Lock()
 	pr.stage, pr.phaseEnd, pr.last = name, time.Now().Add(d), load.Progress{}
@@ -108,7 +108,7 @@ func (pr *progress) result(lr *results.LevelRun) {
 	pr.line(fmt.Sprintf("%s: %d %s: %s", pr.where, lr.Level, pr.unit(), wording.Level(lr)))
 }
 
-// addTrial counts one more trial's levels (trials: auto).
+// AddTrial counts one more trial's levels (trials: auto).
 func (pr *progress) AddTrial() {
 	if pr == nil {
 		return
@@ -118,7 +118,7 @@ func (pr *progress) AddTrial() {
 	pr.mu.Unlock()
 }
 
-// skip counts levels that will not run.
+// Skip counts levels that will not run.
 func (pr *progress) Skip(n int) {
 	if pr == nil {
 		return
@@ -128,7 +128,7 @@ func (pr *progress) Skip(n int) {
 	pr.mu.Unlock()
 }
 
-// onProgress receives the engine's per-second progress.
+// OnProgress receives the engine's per-second progress.
 func (pr *progress) OnProgress(p load.Progress) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()

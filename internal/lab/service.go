@@ -16,7 +16,7 @@ import (
 	"github.com/showdownlab/showdown/load"
 )
 
-// runStart starts one implementation once and measures it on each
+// RunStart starts one implementation once and measures it on each
 // workload of s in turn: contract check, warm-up, every level. It returns
 // one record per workload; a failure before the service is up fails them
 // all, a failure on one workload fails that one and the next is tried.
