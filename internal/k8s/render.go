@@ -383,7 +383,7 @@ func (r *renderer) workloadsOf(engine string) []string {
 	return ws
 }
 
-// postgresURL and MySQLURL are the services' database URLs.
+// postgresURL and mysqlURL are the services' database URLs.
 func (r *renderer) postgresURL() string {
 	if r.p.Database.URL != "" {
 		return r.p.Database.URL
