@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/plan"
@@ -25,44 +23,9 @@ func isStackFolder(path string) bool {
 }
 
 // loadFolderAgainst makes and validates the plan of `showdown run
-// --against REV FOLDER`: the folder's stack at REV (the baseline) and at
-// the working tree, on its first workload (string where it serves it) at
-// 50 users, warmed until steady, with the defaults of a plan that names
-// no stopping rule (±3% within 10 minutes after the builds).
+// --against REV FOLDER` (stack.FolderAgainst), printing its mistakes.
 func loadFolderAgainst(st *state, root, folder, rev string, m plan.Machine) (*plan.Plan, []*service.Manifest, error) {
-	abs, err := filepath.Abs(folder)
-	if err != nil {
-		return nil, nil, err
-	}
-	ms, err := service.Discover(root, abs)
-	if err != nil {
-		return nil, nil, err
-	}
-	sm, err := service.Find(ms, abs)
-	if err != nil {
-		return nil, nil, err
-	}
-	w := sm.Workloads[0]
-	if slices.Contains(sm.Workloads, "string") {
-		w = "string"
-	}
-	name := sm.Name + "-against-" + plan.RevName(rev)
-	text := fmt.Sprintf(`name: %s
-description: %s at the working tree against %s, on %s at 50 users
-implementations:
-  - path: %q
-workloads: [%s]
-load: {model: closed, levels: [50], warmup: auto}
-`, name, sm.Name, rev, w, abs, w)
-	// The plan is made here, as if beside the folder.
-	file := filepath.Join(filepath.Dir(abs), name+".yaml")
-	p, ms, err := stack.ParsePlanAgainst(root, file, []byte(text), m, rev)
-	var list plan.ErrorList
-	if errors.As(err, &list) {
-		for _, e := range list {
-			e.File, e.Line = folder, 0 // the plan is not a file: the folder's mistake
-		}
-	}
+	p, ms, err := stack.FolderAgainst(root, folder, rev, m)
 	return reportPlan(st, "run --against "+rev+" "+folder, p, ms, err)
 }
 
