@@ -11,9 +11,10 @@
 #         another arm sits between the twins in the ranking, verdict.aa
 #         (the twins' own p99 interval) judges them, with the floor
 #         applied the same way from their arm figures.
-#   CPU   the pair of the twins in verdict.cpu_pairs (the ranking on CPU
-#         per request) judged significant. When another arm sits between
-#         them there is no direct judgement: counted as not adjacent.
+#   CPU   the twins judged different on CPU per request at the rate:
+#         their pair in verdict.cpu_pairs where they are adjacent there,
+#         otherwise verdict.cpu_aa (the twin is kept out of the CPU
+#         ranking, so cpu_aa is the verdict's own judgement of them).
 #
 # An arm that could not carry the rate (verdict.overloaded) is not ranked,
 # and such a run is counted as not judged. A calibrated 5% test claims a
@@ -119,12 +120,15 @@ for c in run.get("comparisons", []):
         p99 = "claim" if pr["significant"] and not pr.get("inside_floor") else "same"
         words.append(f'at {c["level"]} req/s: p99 {pr["ratio"]:.3f} [{pr["low"]:.3f}, {pr["high"]:.3f}]'
                      + (" inside the floor" if pr.get("inside_floor") else "") + ("" if how == "adjacent" else f" ({how})"))
-    cp = find(v.get("cpu_pairs"), first, twin)
+    cp, how = find(v.get("cpu_pairs"), first, twin), "adjacent"
+    if cp is None and v.get("cpu_aa"):
+        cp, how = v["cpu_aa"], "verdict.cpu_aa"
     if cp:
         cpu = "claim" if cp["significant"] else "same"
-        words.append(f'CPU {cp["ratio"]:.3f} [{cp["low"]:.3f}, {cp["high"]:.3f}] ({fig(v, first).get("cpu_us_per_request", 0):.1f} and {fig(v, twin).get("cpu_us_per_request", 0):.1f} µs)')
+        words.append(f'CPU {cp["ratio"]:.3f} [{cp["low"]:.3f}, {cp["high"]:.3f}] ({fig(v, first).get("cpu_us_per_request", 0):.1f} and {fig(v, twin).get("cpu_us_per_request", 0):.1f} µs)'
+                     + ("" if how == "adjacent" else f" ({how})"))
     else:
-        words.append("CPU: twins not adjacent in the CPU ranking")
+        words.append("CPU: twins not judged on CPU per request")
 print(p99, cpu, thr, "; ".join(words) or "no comparison at the rate")
 PY
 )

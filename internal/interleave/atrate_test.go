@@ -287,3 +287,33 @@ func TestOverloadedAndFloor(t *testing.T) {
 		t.Errorf("close against late (about 5 ms apart): %+v, want ranked", v.Pairs)
 	}
 }
+
+// TestCPUAAAtRate: at one rate the A/A twin stays out of the CPU
+// ranking, and the verdict judges it against the first arm on CPU per
+// request (CPUAA) with the estimator of the CPU pairs; a closed level
+// has no such judgement.
+func TestCPUAAAtRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 53))
+	arms := []rateArm{
+		{name: "go", p99: 1, cpu: 70, p99Between: 0.05, p99Rnd: 0.1, cpuBetween: 0.03, cpuRnd: 0.04},
+		{name: "node", p99: 1.2, cpu: 50, p99Between: 0.05, p99Rnd: 0.1, cpuBetween: 0.03, cpuRnd: 0.04},
+		{name: "go+aa", p99: 1, cpu: 70, p99Between: 0.05, p99Rnd: 0.1, cpuBetween: 0.03, cpuRnd: 0.04},
+	}
+	c := simulateAtRate(rng, arms, 2000, 2, 2, 8)
+	v := JudgeWith(c, 0.1, "go+aa")
+	if v == nil || v.CPUAA == nil {
+		t.Fatalf("no A/A on CPU per request: %+v", v)
+	}
+	for _, arm := range v.CPURanking {
+		if arm == "go+aa" {
+			t.Errorf("the twin is in the CPU ranking %v", v.CPURanking)
+		}
+	}
+	if a := v.CPUAA; a.Better != "go" || a.Worse != "go+aa" || a.Low > 1 || a.High < 1 || math.Abs(a.Ratio-1) > 0.1 {
+		t.Errorf("A/A on CPU %s/%s %.3f [%.3f, %.3f], want the twins about 1 with 1 inside", a.Better, a.Worse, a.Ratio, a.Low, a.High)
+	}
+	c.AtRate = false
+	if v := JudgeWith(c, 0.1, "go+aa"); v.CPUAA != nil {
+		t.Errorf("a closed level judged the twins' CPU: %+v", v.CPUAA)
+	}
+}

@@ -234,6 +234,10 @@ func JudgeWith(c *results.Comparison, precision float64, twin string) *results.V
 	if twin != "" && len(c.Arms) >= 2 {
 		aa := pair(c.Arms[0], twin, thr, c.Arms[0], twin)
 		v.AA = &aa
+		if c.AtRate && cpu[c.Arms[0]].geoMean() > 0 && cpu[twin].geoMean() > 0 {
+			ca := pair(c.Arms[0], twin, cpuCmp, twin, c.Arms[0])
+			v.CPUAA = &ca
+		}
 	}
 	return v
 }

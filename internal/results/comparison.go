@@ -218,6 +218,10 @@ type Verdict struct {
 	// AA is the machine checked against itself: the first
 	// implementation against its own second start, when the plan asks.
 	AA *PairRatio `json:"aa,omitempty"`
+	// CPUAA is the same twins' CPU per request, at one rate: the twin is
+	// left out of the CPU ranking, so this is the only place the
+	// verdict judges the machine against itself on cost.
+	CPUAA *PairRatio `json:"cpu_aa,omitempty"`
 	// GeneratorBound lists the arms during whose rounds the generator
 	// used more than GeneratorBoundPercent of its CPUs on average, with
 	// that figure: their figures may be the generator's.

@@ -87,6 +87,9 @@ func Verdict(v *results.Verdict) []string {
 	if v.AA != nil {
 		out = append(out, "A/A (the machine against itself): "+Pair(*v.AA, v.Metric))
 	}
+	if v.CPUAA != nil {
+		out = append(out, "A/A on CPU per request: "+Pair(*v.CPUAA, "CPU per request"))
+	}
 	if v.Repeated > 0 || v.Disturbed > 0 {
 		out = append(out, fmt.Sprintf("the machine disturbed %d arm rounds (steal time, other processes, a starved service: each round's record says which): %d measured again at once, %d left out", v.Repeated+v.Disturbed, v.Repeated, v.Disturbed))
 	}
