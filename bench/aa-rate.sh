@@ -64,8 +64,9 @@ if budget:
 open(dst, "w").writelines(out)
 PY
 echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x$(nproc); A/A at one rate, $runs runs of $src$([ -n "${STACKS:-}" ] && echo " with implementations [$STACKS]")${ROUND:+, round $ROUND}${MEASURE:+, measure_max $MEASURE}${WARMUP:+, warmup $WARMUP}${BUDGET:+, budget $BUDGET}"
-p99_claims=0 p99_judged=0 cpu_claims=0 cpu_judged=0 thr_claims=0 thr_judged=0
 began=$(date +%s)
+tally=$out/tally
+: >"$tally"
 for i in $(seq 1 "$runs"); do
 	bin/showdown run --results "$out" "$out/plan.yaml" >/dev/null 2>"$out/log" &
 	run_pid=$!
@@ -76,11 +77,12 @@ for i in $(seq 1 "$runs"); do
 	# shellcheck disable=SC2012 # the run folders are named by their time
 	run=$(ls -td "$out"/*/ | head -1)
 	if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP/$i" && cp "$run/run.json" "$KEEP/$i/"; fi
-	# One line: p99 (claim|same|-), CPU (claim|same|-), throughput
-	# (claim|same|-), and the words for the log.
-	read -r p99 cpu thr words < <(python3 - "$run/run.json" <<'PY'
+	# One line a judgement to the tally ("KIND claim|same"), one line of
+	# words for the log.
+	python3 - "$run/run.json" "$tally" "$i" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
+tally = open(sys.argv[2], "a")
 def twin_of(c):
     first = c["arms"][0]
     twins = [a for a in c["arms"][1:] if a.split("@")[0].endswith("aa")]
@@ -92,7 +94,8 @@ def find(pairs, a, b):
     return None
 def fig(v, arm):
     return next((f for f in v.get("arm_figures") or [] if f["arm"] == arm), {})
-p99 = cpu = thr = "-"
+def count(kind, claim):
+    tally.write(f"{kind}\t{'claim' if claim else 'same'}\n")
 words = []
 for c in run.get("comparisons", []):
     v = c.get("verdict") or {}
@@ -102,55 +105,55 @@ for c in run.get("comparisons", []):
     if not c.get("at_rate"):
         aa = v.get("aa")
         if aa:
-            thr = "claim" if aa["significant"] else "same"
+            count("throughput at the level (bench/aa.sh's count)", aa["significant"])
             words.append(f'throughput {aa["ratio"]:.3f} [{aa["low"]:.3f}, {aa["high"]:.3f}]')
         continue
+    shape = ("busy rate, " if c.get("busy") else "") + (c.get("shape") or "at the rate")
+    head = f'{c["level"]} req/s {shape}'
     over = v.get("overloaded") or {}
     if first in over or twin in over:
-        words.append(f"at {c['level']} req/s: not judged, overloaded: {over}")
+        words.append(f"{head}: not judged, overloaded: {over}")
         continue
-    pr = find(v.get("pairs"), first, twin)
-    how = "adjacent"
+    pr, how = find(v.get("pairs"), first, twin), "adjacent"
     if pr is None and v.get("aa"):
         pr, how = dict(v["aa"]), "verdict.aa"
         lat = v.get("lateness_p99_ms") or 0
         if lat > 0 and abs(fig(v, first).get("p99_ms", 0) - fig(v, twin).get("p99_ms", 0)) < lat:
             pr["inside_floor"] = True
     if pr:
-        p99 = "claim" if pr["significant"] and not pr.get("inside_floor") else "same"
-        words.append(f'at {c["level"]} req/s: p99 {pr["ratio"]:.3f} [{pr["low"]:.3f}, {pr["high"]:.3f}]'
+        count(f"p99, {shape}", pr["significant"] and not pr.get("inside_floor"))
+        words.append(f'{head}: p99 {pr["ratio"]:.3f} [{pr["low"]:.3f}, {pr["high"]:.3f}]'
                      + (" inside the floor" if pr.get("inside_floor") else "") + ("" if how == "adjacent" else f" ({how})"))
     cp, how = find(v.get("cpu_pairs"), first, twin), "adjacent"
     if cp is None and v.get("cpu_aa"):
         cp, how = v["cpu_aa"], "verdict.cpu_aa"
     if cp:
-        cpu = "claim" if cp["significant"] else "same"
-        words.append(f'CPU {cp["ratio"]:.3f} [{cp["low"]:.3f}, {cp["high"]:.3f}] ({fig(v, first).get("cpu_us_per_request", 0):.1f} and {fig(v, twin).get("cpu_us_per_request", 0):.1f} µs)'
+        count(f"CPU per request, {shape}", cp["significant"])
+        words.append(f'CPU {cp["ratio"]:.3f} [{cp["low"]:.3f}, {cp["high"]:.3f}] ({fig(v, first).get("cpu_us_per_request", 0):.1f} and {fig(v, twin).get("cpu_us_per_request", 0):.1f} \u00b5s)'
                      + ("" if how == "adjacent" else f" ({how})"))
     else:
-        words.append("CPU: twins not judged on CPU per request")
-print(p99, cpu, thr, "; ".join(words) or "no comparison at the rate")
+        words.append(f"{head}: twins not judged on CPU per request")
+print(f"{int(sys.argv[3]):3d}  " + ("; ".join(words) or "no comparison with the twin"))
 PY
-)
-	[ "$p99" = claim ] && p99_claims=$((p99_claims + 1))
-	[ "$p99" != - ] && p99_judged=$((p99_judged + 1))
-	[ "$cpu" = claim ] && cpu_claims=$((cpu_claims + 1))
-	[ "$cpu" != - ] && cpu_judged=$((cpu_judged + 1))
-	[ "$thr" = claim ] && thr_claims=$((thr_claims + 1))
-	[ "$thr" != - ] && thr_judged=$((thr_judged + 1))
-	printf '%3d  p99 %-5s  CPU %-5s  throughput %-5s  %s\n' "$i" "$p99" "$cpu" "$thr" "$words"
 	rm -rf "$run"
 done
 echo "$runs runs in $(($(date +%s) - began)) s"
-report() { # what claims judged
-	if [ "$3" -eq 0 ]; then
-		echo "$1: no run judged the twins"
-		return
-	fi
+report() { # kind claims judged
 	local lo hi
 	read -r lo hi < <(python3 bench/clopper_pearson.py "$2" "$3")
-	python3 -c "print('%s: false claims in %d of %d runs (%.1f%%), 95%% interval [%.1f%%, %.1f%%] (Clopper-Pearson; a calibrated test claims 5%%)' % ('$1', $2, $3, 100 * $2 / $3, 100 * $lo, 100 * $hi))"
+	python3 -c "import sys; k, c, n, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]); print('%s: false claims in %d of %d runs (%.1f%%), 95%% interval [%.1f%%, %.1f%%] (Clopper-Pearson; a calibrated test claims 5%%)' % (k, c, n, 100 * c / n, 100 * lo, 100 * hi))" "$1" "$2" "$3" "$lo" "$hi"
 }
-report "p99 at the rate" "$p99_claims" "$p99_judged"
-report "CPU per request at the rate" "$cpu_claims" "$cpu_judged"
-report "throughput at the level (bench/aa.sh's count)" "$thr_claims" "$thr_judged"
+[ -s "$tally" ] || { echo "no run judged the twins"; exit 0; }
+while IFS=$'\t' read -r kind claims judged; do
+	report "$kind" "$claims" "$judged"
+done < <(python3 - "$tally" <<'PY'
+import sys
+seen = {}
+for line in open(sys.argv[1]):
+    kind, what = line.rstrip("\n").split("\t")
+    c, n = seen.get(kind, (0, 0))
+    seen[kind] = (c + (what == "claim"), n + 1)
+for kind, (c, n) in seen.items():
+    print(f"{kind}\t{c}\t{n}")
+PY
+)
