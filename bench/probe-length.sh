@@ -36,13 +36,14 @@ c = cap[0]
 if (c.get("unit") or "req/s") != "req/s" or (c.get("steps_per_arrival") or 1) != 1:
     sys.exit("probe-length.sh: an open-model capacity of a one-step scenario only")
 passes = [b["pass"] for b in c.get("brackets") or [] if b.get("pass", 0) > 0 and b.get("fail", 0) > 0]
-if not passes or not c.get("held"):
+held = c.get("held") or (c["rate"] if all(b.get("confirmed") for b in c.get("brackets") or []) else 0)
+if not passes or not held:
     sys.exit(f"probe-length.sh: {sys.argv[2]} has no bracket and held rate to compare (answer {c.get('answer')})")
 slo = run["plan"]["slo"]
 ifs = ",".join(f'p{p["q"]:g}>{p["limit"]}' for p in slo["percentiles"]) + f',errors>{100 * slo["errors"]:g}%'
 cp = run["plan"].get("capacity") or {}
 load = run["plan"].get("load") or {}
-print(round(min(passes)), round(c["held"]), ifs, seconds(run["plan"].get("rounds", {}).get("settle") or "1s"),
+print(round(min(passes)), round(held), ifs, seconds(run["plan"].get("rounds", {}).get("settle") or "1s"),
       cp.get("connections") or 64, load.get("arrivals") or "even")
 PY
 )
