@@ -362,6 +362,34 @@ func TestRoundsBudget(t *testing.T) {
 	}
 }
 
+// TestRoundsSetupsOutgrowBudget: when the first start's warm-ups alone
+// show that the plan's two starts cannot fit its budget, the run says so
+// at once, as a warning in run.json, and the verdict says what the run
+// took and what the setups took of it. The fake's warm-ups take real
+// time (300 ms a start), so two starts' setups outgrow a budget of
+// 500 ms however fast the machine.
+func TestRoundsSetupsOutgrowBudget(t *testing.T) {
+	p := testPlan(t, roundsPlan+"trials: 2\n")
+	p.Rounds.Budget = plan.Duration(500 * time.Millisecond) // below what a plan may name: the fake's minutes are milliseconds
+	b := newFakeBench(t, p, noisy)
+	b.hold, b.warm = 20*time.Millisecond, 300*time.Millisecond
+	Rounds{}.Run(context.Background(), b)
+
+	warned := 0
+	for _, w := range b.rec.Warnings {
+		if strings.Contains(w, "cannot hold this plan's 2 starts") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings that the budget cannot hold the starts, want 1: %q", warned, b.rec.Warnings)
+	}
+	v := b.rec.Comparisons[0].Verdict
+	if v == nil || v.TookSeconds <= 0.5 || v.OverranStarts != 2 || v.SetupsSeconds < 0.6 || v.SetupsSeconds > v.TookSeconds {
+		t.Fatalf("verdict %+v: want the run's time over 500 ms, two starts, and setups of at least 600 ms within it", v)
+	}
+}
+
 // TestRateInRequests: a rate is in requests a second, whatever the
 // scenario's steps: on a workload of 7 steps an iteration, the plan's
 // 700 req/s are 100 iterations a second, and the automatic rate (two

@@ -39,6 +39,11 @@ type rounds struct {
 	starts    []time.Duration
 	setup     time.Duration
 	roundCost time.Duration
+	// setups is each complete start's time outside its rounds (starting,
+	// checking and warming every arm), and warned whether the run has
+	// said that the plan's starts outgrow its budget.
+	setups []time.Duration
+	warned bool
 	// rates are each workload's comparisons at one rate (the plan's
 	// at_rate), the automatic one made once the first start's rounds
 	// have measured the slowest arm.
@@ -95,6 +100,7 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(p.Database.Seed)))
 	total := time.Duration(p.Rounds.MeasureMax)
+	runBegan := time.Now()
 	if d := time.Duration(p.Rounds.Budget); d > 0 {
 		x.deadline = time.Now().Add(d)
 	}
@@ -116,8 +122,10 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 			budget = total - used
 		}
 		began := time.Now()
-		used += x.interleavedStart(ctx, trial, arms, comps, budget, max(0, minStarts-trial), rng)
+		spent := x.interleavedStart(ctx, trial, arms, comps, budget, max(0, minStarts-trial), rng)
+		used += spent
 		x.starts = append(x.starts, time.Since(began))
+		x.setups = append(x.setups, time.Since(began)-spent)
 		for _, c := range rec.Comparisons {
 			c.Verdict = interleave.Judge(c, p)
 		}
@@ -131,6 +139,7 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 	for _, c := range rec.Comparisons {
 		if c.Verdict != nil && p.Rounds.Budget > 0 && !c.AtRate {
 			interleave.Bought(c.Verdict, time.Duration(p.Rounds.Budget), c.Precision, x.setup, x.roundCost, p.MaxStarts())
+			interleave.Overran(c.Verdict, time.Duration(p.Rounds.Budget), time.Since(runBegan), x.setups)
 		}
 		for _, line := range wording.Comparison(c) {
 			b.Say("%s", line)
@@ -164,6 +173,36 @@ func (x *rounds) roundsBudget(share, setup time.Duration, after, comps int) time
 	left := time.Until(x.deadline) - time.Duration(after)*setup
 	perComp := left / time.Duration(comps+after*len(x.p.Workloads)*x.perWorkload())
 	return max(0, min(share, perComp))
+}
+
+// setupsOutgrow projects the setups of the plan's starts (starting,
+// checking and warming every arm) from the first start's setup of its
+// first done workloads, and reports whether they alone outgrow the
+// budget: the budget shares out the rounds' time, and cannot cut a plan
+// below its starts, so such a run overruns it whatever its rounds take.
+func setupsOutgrow(budget, setup time.Duration, done, workloads, starts int) (time.Duration, bool) {
+	if budget <= 0 || done <= 0 {
+		return 0, false
+	}
+	projected := setup * time.Duration(workloads) / time.Duration(done) * time.Duration(starts)
+	return projected, projected >= budget
+}
+
+// warnSetups says once, as soon as the first start's setups show it,
+// that the plan's starts cannot fit its budget, and what the run will
+// take at least: before, nothing said so until the run had overrun.
+func (x *rounds) warnSetups(trial int, setup time.Duration, done int) {
+	if trial != 1 || x.warned {
+		return
+	}
+	budget, starts := time.Duration(x.p.Rounds.Budget), x.p.MinStarts()
+	projected, over := setupsOutgrow(budget, setup, done, len(x.p.Workloads), starts)
+	if !over {
+		return
+	}
+	x.warned = true
+	x.b.Warn("the budget of %v cannot hold this plan's %d starts: start 1 took %v to start, check and warm every arm on %d of %d workloads, so the %d starts' setups alone take about %v; every comparison gets its fewest rounds and the run will overrun (a longer budget, fewer workloads or stacks, or trials: 1 fit it)",
+		budget.Round(time.Second), starts, setup.Round(time.Second), done, len(x.p.Workloads), starts, projected.Round(time.Minute))
 }
 
 func compKey(workload string, level int) string { return fmt.Sprintf("%s/%d", workload, level) }
@@ -228,6 +267,9 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 			}
 			startCost := time.Since(began) - spent
 			x.setup = max(x.setup, startCost)
+			if li == 0 {
+				x.warnSetups(trial, startCost, wi+1)
+			}
 			left := (len(p.Workloads)-wi)*x.perWorkload() - li
 			rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, after, left)
 			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, trial, rb, startCost, rng)

@@ -36,6 +36,32 @@ func TestNextStart(t *testing.T) {
 	}
 }
 
+// The setups of the plan's starts, projected from the first start's
+// workloads done so far, outgrow the budget or not: the main job of
+// 2026-12-02 spent about 7 minutes a workload before any round, two
+// workloads and two starts against 24 minutes.
+func TestSetupsOutgrow(t *testing.T) {
+	tests := []struct {
+		name                    string
+		budget, setup           time.Duration
+		done, workloads, starts int
+		want                    time.Duration
+		over                    bool
+	}{
+		{"the main job after string", 24 * time.Minute, 7 * time.Minute, 1, 2, 2, 28 * time.Minute, true},
+		{"the main job after bank", 24 * time.Minute, 14 * time.Minute, 2, 2, 2, 28 * time.Minute, true},
+		{"setups that fit", 24 * time.Minute, 4 * time.Minute, 1, 2, 2, 16 * time.Minute, false},
+		{"no budget", 0, 7 * time.Minute, 1, 2, 2, 0, false},
+		{"nothing done yet", 24 * time.Minute, time.Minute, 0, 2, 2, 0, false},
+	}
+	for _, tc := range tests {
+		got, over := setupsOutgrow(tc.budget, tc.setup, tc.done, tc.workloads, tc.starts)
+		if got != tc.want || over != tc.over {
+			t.Errorf("%s: %v, over %v; want %v, %v", tc.name, got, over, tc.want, tc.over)
+		}
+	}
+}
+
 // TestDatabaseOf: a comparison records which server its workload uses and
 // the CPUs the placement gave it, and whether they are the generator's.
 func TestDatabaseOf(t *testing.T) {

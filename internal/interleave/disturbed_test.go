@@ -108,6 +108,26 @@ func TestBought(t *testing.T) {
 	}
 }
 
+// TestOverran records a run that took longer than its budget, with what
+// its starts' setups took of it, and nothing for a run within it.
+func TestOverran(t *testing.T) {
+	v := &results.Verdict{}
+	Overran(v, 24*time.Minute, 36*time.Minute, []time.Duration{14 * time.Minute, 13 * time.Minute})
+	if v.TookSeconds != 2160 || v.SetupsSeconds != 1620 || v.OverranStarts != 2 {
+		t.Errorf("overran: took %g s, setups %g s over %d starts; want 2160, 1620, 2", v.TookSeconds, v.SetupsSeconds, v.OverranStarts)
+	}
+	within := &results.Verdict{}
+	Overran(within, 24*time.Minute, 23*time.Minute, []time.Duration{10 * time.Minute})
+	if within.TookSeconds != 0 || within.SetupsSeconds != 0 || within.OverranStarts != 0 {
+		t.Errorf("within the budget: %+v, want nothing recorded", within)
+	}
+	none := &results.Verdict{}
+	Overran(none, 0, time.Hour, []time.Duration{time.Minute})
+	if none.TookSeconds != 0 {
+		t.Errorf("no budget: took %g recorded, want 0", none.TookSeconds)
+	}
+}
+
 // TestJudgeKeepsABusyMachine: when most of an arm's rounds in a start
 // are disturbed, the machine was that busy throughout; they are kept
 // (leaving them out would leave nothing), and counted as busy.

@@ -104,3 +104,20 @@ func Bought(v *results.Verdict, budget time.Duration, precision float64, setup, 
 	}
 	v.NeedSeconds = -1 // no design within maxStarts starts and sixteen times the budget
 }
+
+// Overran records, on a verdict whose plan has a budget, a run that took
+// longer than it (took) and how much of that the starts' setups took
+// (starting, checking and warming every arm): the budget shares out the
+// rounds' time and cannot cut a plan below its starts.
+func Overran(v *results.Verdict, budget, took time.Duration, setups []time.Duration) {
+	if budget <= 0 || took <= budget {
+		return
+	}
+	v.TookSeconds = took.Seconds()
+	var all time.Duration
+	for _, s := range setups {
+		all += s
+	}
+	v.SetupsSeconds = all.Seconds()
+	v.OverranStarts = len(setups)
+}

@@ -215,6 +215,11 @@ type Verdict struct {
 	BudgetSeconds float64 `json:"budget_seconds,omitempty"`
 	Bought        float64 `json:"bought,omitempty"`
 	NeedSeconds   float64 `json:"need_seconds,omitempty"`
+	// TookSeconds is the run's time when it overran the budget (0:
+	// within it), SetupsSeconds what its OverranStarts' setups took of it.
+	TookSeconds   float64 `json:"took_seconds,omitempty"`
+	SetupsSeconds float64 `json:"setups_seconds,omitempty"`
+	OverranStarts int     `json:"overran_starts,omitempty"`
 	// AA is the machine checked against itself: the first
 	// implementation against its own second start, when the plan asks.
 	AA *PairRatio `json:"aa,omitempty"`

@@ -23,7 +23,7 @@ func TestGolden(t *testing.T) {
 	v := &results.Verdict{Metric: "throughput", Ranking: []string{"rust-axum", "java-helidon", "node-http"},
 		Pairs: []results.PairRatio{sig, same}, GeneratorBound: map[string]float64{"rust-axum": 84},
 		AA:            &results.PairRatio{Better: "go-stdlib", Worse: "go-stdlib+aa", Ratio: 1.004, Low: 0.991, High: 1.017},
-		BudgetSeconds: 720, Bought: 0.079, NeedSeconds: 2040,
+		BudgetSeconds: 720, Bought: 0.079, NeedSeconds: 2040, TookSeconds: 2175, SetupsSeconds: 1680, OverranStarts: 2,
 		Unresolved: []string{"java-spring against node-http: ±22.7%, about 12 starts of 14 rounds would reach ±3%"}}
 	c := &results.Comparison{Workload: "string", Level: 50, Model: "closed", Verdict: v, Rounds: make([]results.Round, 20)}
 	caps := []*results.Capacity{

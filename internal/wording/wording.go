@@ -104,6 +104,9 @@ func Verdict(v *results.Verdict) []string {
 		case v.NeedSeconds < 0:
 			b += "; within trials_max starts no budget would bring every pair within the precision (the starts differ too much: each pair below says how many starts would)"
 		}
+		if v.TookSeconds > 0 {
+			b += fmt.Sprintf("; the run took %v, over the budget: its %d starts' setups (starting, checking and warming every arm) took %v of it, and the budget cannot cut a plan below its starts", dur(v.TookSeconds, time.Minute), v.OverranStarts, dur(v.SetupsSeconds, time.Minute))
+		}
 		out = append(out, b)
 	}
 	for _, u := range v.Unresolved {
@@ -973,4 +976,9 @@ func Level(lr *results.LevelRun) string {
 // errors · p99 3.2ms".
 func Live(p load.Progress) string {
 	return fmt.Sprintf("%s req/s · %d errors · p99 %s", human.Count(p.Rate), p.Errors, human.Ms(float64(p.P99)/1e6))
+}
+
+// dur is seconds as a duration rounded to unit.
+func dur(seconds float64, unit time.Duration) time.Duration {
+	return time.Duration(seconds * float64(time.Second)).Round(unit)
 }
