@@ -56,3 +56,29 @@ func TestProbeDisturbed(t *testing.T) {
 		}
 	}
 }
+
+// TestRefine bisects between the rate that held and the one above that
+// failed while they are further apart than the resolution, in whole
+// users on the users scale.
+func TestRefine(t *testing.T) {
+	tests := []struct {
+		name              string
+		held, failed, res float64
+		unit              string
+		want              float64
+		ok                bool
+	}{
+		{"a 5% step", 20000, 21000, 0.02, results.UnitRate, 20500, true},
+		{"within the resolution", 20000, 20300, 0.02, results.UnitRate, 0, false},
+		{"nothing failed above", 20000, 0, 0.02, results.UnitRate, 0, false},
+		{"nothing held", 0, 21000, 0.02, results.UnitRate, 0, false},
+		{"users: whole", 40, 45, 0.02, results.UnitUsers, 42, true},
+		{"users: adjacent", 40, 41, 0.01, results.UnitUsers, 0, false},
+	}
+	for _, tc := range tests {
+		got, ok := Refine(tc.held, tc.failed, tc.unit, tc.res)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %g, %v; want %g, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -251,7 +251,32 @@ const (
 	// hold. One is not enough: a rate whose one 30 s run held can fail
 	// most further runs (bench/README.md, "Where the constants come from").
 	ConfirmHolds = 2
+	// ConfirmRefine bounds the bisections after a step back held: the
+	// steps grow (5%, 10%, 15% of the edge), so the rate that held can
+	// lie a step below what a sustained run meets, and a short probe's
+	// edge lies some 10-15% above that on a 2-CPU host (bench/README.md,
+	// "How long a probe must be"). Two halve a 5% step to 1.25%.
+	ConfirmRefine = 2
 )
+
+// Refine is the rate a confirmation tries next between held, the
+// highest rate that held in sustained runs, and failed, the lowest above
+// it that did not: their midpoint, while they are further apart than
+// resolution (ok false: close enough, or nothing to bisect); a capacity
+// in users bisects whole users.
+func Refine(held, failed float64, unit string, resolution float64) (float64, bool) {
+	if held <= 0 || failed <= held || (failed-held)/held <= resolution {
+		return 0, false
+	}
+	mid := (held + failed) / 2
+	if unit == results.UnitUsers {
+		mid = math.Floor(mid)
+		if mid <= held {
+			return 0, false
+		}
+	}
+	return mid, true
+}
 
 // Disturbed says how the machine disturbed pr, from its own record; ""
 // when nothing says so.

@@ -420,13 +420,18 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 // confirm holds each arm's edge in this start for the plan's
 // capacity.confirm: from the start's own bracket's passing rate, then
 // stepping back (capacity.ConfirmRates) until one rate holds in
-// capacity.ConfirmHolds runs in a row, the arms in a random order. The
-// rate that held is the start's (results.Bracket.Held), which the
-// capacity reported is made of (capacity.Estimate), with the runs that
-// did not; a run the machine disturbed is measured again once.
+// capacity.ConfirmHolds runs in a row, the arms in a random order; then,
+// when a higher rate failed, bisecting between the two
+// (capacity.Refine, at most capacity.ConfirmRefine rates) with runs as
+// long, so the search's last steps are as long as the runs that
+// confirm them. The highest rate that held is the start's
+// (results.Bracket.Held), which the capacity reported is made of
+// (capacity.Estimate), with the runs that did not; a run the machine
+// disturbed is measured again once.
 func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
-	p, b := x.p, x.b
+	p := x.p
 	hold := time.Duration(p.Capacity.Confirm)
+	res := float64(p.Capacity.Resolution)
 	for _, i := range rng.Perm(len(ls)) {
 		l := ls[i]
 		c := caps[capKey(w.Name, l.ID())]
@@ -440,36 +445,59 @@ func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []A
 			continue
 		}
 		br.Confirmed = true
-		for _, rate := range capacity.ConfirmRates(br.Pass, c.Units(), float64(p.Capacity.Resolution)) {
+		failed := 0.0
+		for _, rate := range capacity.ConfirmRates(br.Pass, c.Units(), res) {
 			if ctx.Err() != nil || l.Exited() {
 				br.Confirmed = false // cut short: says nothing of what holds
 				break
 			}
-			// A rate holds when it meets the objective in ConfirmHolds runs
-			// in a row: one pass over 30 s near the knee can be luck.
-			held := 0
-			var pr results.Probe
-			for held < capacity.ConfirmHolds && ctx.Err() == nil && !l.Exited() {
-				pr, _ = x.probe(ctx, l, w, rate, trial, hold)
-				if why := capacity.Disturbed(pr); why != "" && ctx.Err() == nil {
-					pr.Disturbed = why
-					c.Confirmations = append(c.Confirmations, pr)
-					pr, _ = x.probe(ctx, l, w, rate, trial, hold)
-				}
-				c.Confirmations = append(c.Confirmations, pr)
-				b.Say("%s on %s, start %d: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, trial, held+1, capacity.ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
-				if !pr.Pass {
-					break
-				}
-				held++
-			}
-			if held == capacity.ConfirmHolds {
-				br.Held, br.HeldSeconds, br.HeldRuns = rate, pr.Seconds, held
+			if secs, ok := x.holds(ctx, trial, w, l, c, rate, hold); ok {
+				br.Held, br.HeldSeconds, br.HeldRuns = rate, secs, capacity.ConfirmHolds
 				break
 			}
+			failed = rate
+		}
+		for n := 0; n < capacity.ConfirmRefine && br.Held > 0 && failed > 0 && ctx.Err() == nil && !l.Exited(); n++ {
+			rate, ok := capacity.Refine(br.Held, failed, c.Units(), res)
+			if !ok {
+				break
+			}
+			if secs, ok := x.holds(ctx, trial, w, l, c, rate, hold); ok {
+				br.Held, br.HeldSeconds = rate, secs
+			} else if ctx.Err() == nil {
+				failed = rate
+			}
+		}
+		if br.Held > 0 {
+			br.HeldFailed = failed
 		}
 		if ctx.Err() != nil && br.Held == 0 {
 			br.Confirmed = false
 		}
 	}
+}
+
+// holds runs l at rate for hold, capacity.ConfirmHolds times in a row
+// or until one run misses the objective, recording each run among c's
+// confirmations; it reports whether every run met it, and the last
+// run's length. A run the machine disturbed is measured again once.
+// One pass over 30 s near the knee can be luck.
+func (x *search) holds(ctx context.Context, trial int, w plan.Workload, l Arm, c *results.Capacity, rate float64, hold time.Duration) (float64, bool) {
+	held := 0
+	var pr results.Probe
+	for held < capacity.ConfirmHolds && ctx.Err() == nil && !l.Exited() {
+		pr, _ = x.probe(ctx, l, w, rate, trial, hold)
+		if why := capacity.Disturbed(pr); why != "" && ctx.Err() == nil {
+			pr.Disturbed = why
+			c.Confirmations = append(c.Confirmations, pr)
+			pr, _ = x.probe(ctx, l, w, rate, trial, hold)
+		}
+		c.Confirmations = append(c.Confirmations, pr)
+		x.b.Say("%s on %s, start %d: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, trial, held+1, capacity.ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
+		if !pr.Pass {
+			return pr.Seconds, false
+		}
+		held++
+	}
+	return pr.Seconds, held == capacity.ConfirmHolds
 }

@@ -126,6 +126,12 @@ type Bracket struct {
 	Held        float64 `json:"held,omitempty"`
 	HeldSeconds float64 `json:"held_seconds,omitempty"`
 	HeldRuns    int     `json:"held_runs,omitempty"`
+	// HeldFailed is the lowest rate above Held that failed a sustained
+	// run in this start: the confirmation steps down from Pass, then
+	// bisects between the rate that held and the one above that did not
+	// (capacity.Refine), so [Held, HeldFailed] is the sustained edge's
+	// bracket. 0: Pass itself held, or no rate did.
+	HeldFailed float64 `json:"held_failed,omitempty"`
 }
 
 // HeldPerStart reports that c was confirmed start by start (a bracket
