@@ -45,7 +45,10 @@
 # Usage: bench/shapes.sh
 # Environment: STACKS (plans/default.yaml's six), RATE (4300), DUR (20),
 # WARM (30), WARM_JVM (180: java-spring took 135-207 s to steady on one
-# CPU), PORT (18690), WRK2, WRK2_SRC, WRK2_REV, SHAPES (all six; a
+# CPU), WARM_FULL and WARM_FULL_JVM (0: none; seconds of a closed model
+# of 50 users at full speed before the warm-up at the rate, as the main
+# job warms its stacks: a JIT sees many times the requests, and compiles
+# what a warm-up at a moderate rate leaves still compiling), PORT (18690), WRK2, WRK2_SRC, WRK2_REV, SHAPES (all six; a
 # subset by name: "wrk2-c1 wrk2-c16 wrk2-c64 hey-c50 showdown-even-1
 # showdown-poisson-50"), KEEP (a folder to keep every tool's output in).
 set -euo pipefail
@@ -55,6 +58,8 @@ rate=${RATE:-4300}
 dur=${DUR:-20}
 warm=${WARM:-30}
 warm_jvm=${WARM_JVM:-180}
+warm_full=${WARM_FULL:-0}
+warm_full_jvm=${WARM_FULL_JVM:-$warm_full}
 port=${PORT:-18690}
 shapes=${SHAPES:-wrk2-c1 wrk2-c16 wrk2-c64 hey-c50 showdown-even-1 showdown-poisson-50}
 [ "$(nproc)" -ge 2 ] || { echo "shapes.sh: needs 2 CPUs (service on CPU 0, load on CPU 1)" >&2; exit 2; }
@@ -177,7 +182,13 @@ for svc in $stacks; do
 		exit 1
 	fi
 	w=$warm
-	case $svc in java-*) w=$warm_jvm ;; esac
+	f=$warm_full
+	case $svc in java-*) w=$warm_jvm f=$warm_full_jvm ;; esac
+	if [ "$f" -gt 0 ]; then
+		echo "$svc: warming ${f}s at full speed, 50 users" >&2
+		run_tool "$work/warm-full-$svc.txt" taskset -c 1 bin/showdown attack --users 50 --duration "${f}s" --method POST \
+			--header 'Content-Type: application/json' --body "$body" "$url/uppercase"
+	fi
 	echo "$svc: warming ${w}s at $rate req/s" >&2
 	run_tool "$work/warm-$svc.txt" taskset -c 1 bin/showdown attack --rate "$rate" --duration "${w}s" --method POST \
 		--header 'Content-Type: application/json' --body "$body" "$url/uppercase"
