@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/showdownlab/showdown/internal/db"
@@ -16,7 +14,6 @@ import (
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/warmup"
 	"github.com/showdownlab/showdown/load"
-	"github.com/showdownlab/showdown/load/atomicfile"
 )
 
 func runK8sShard(st *state, args []string) error {
@@ -69,26 +66,17 @@ func runK8sShard(st *state, args []string) error {
 	}
 	p.record = map[string]string{"shard": shard, "start-at": *startAt}
 	if !start.IsZero() {
-		wait := time.Until(start)
-		fmt.Fprintf(st.stderr, "shard %s: starting at %s (in %s)\n", shard, start.UTC().Format(time.RFC3339Nano), wait.Round(time.Millisecond))
-		select {
-		case <-time.After(wait):
-		case <-st.ctx.Done():
-			return exitError{code: exitInterrupted, err: errors.New("interrupted before the start instant")}
-		}
+		fmt.Fprintf(st.stderr, "shard %s: starting at %s (in %s)\n", shard, start.UTC().Format(time.RFC3339Nano), time.Until(start).Round(time.Millisecond))
+	}
+	if k8s.WaitForStart(st.ctx, start) != nil {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted before the start instant")}
 	}
 	aerr := attack(st, p)
-	verdict := "ok\n"
-	if aerr != nil {
-		verdict = aerr.Error() + "\n"
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	verdict, err := k8s.MarkDone(dir, aerr)
+	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(st.stderr, "shard %s: done (%s), holding %s for collection\n", shard, strings.TrimSpace(verdict), dir)
+	fmt.Fprintf(st.stderr, "shard %s: done (%s), holding %s for collection\n", shard, verdict, dir)
 	if *hold > 0 && !k8s.Hold(st.ctx, dir, *hold) {
 		fmt.Fprintf(st.stderr, "shard %s: not collected within %s\n", shard, *hold)
 	}
@@ -147,11 +135,7 @@ func runK8sWarmup(st *state, args []string) error {
 	if err := results.WriteWarmup(*out, rec); err != nil {
 		return err
 	}
-	verdict := "ok\n"
-	if aerr != nil {
-		verdict = aerr.Error() + "\n"
-	}
-	if err := atomicfile.WriteFile(filepath.Join(*out, k8s.DoneFile), []byte(verdict), 0o644); err != nil {
+	if _, err := k8s.MarkDone(*out, aerr); err != nil {
 		return err
 	}
 	fmt.Fprintf(st.stderr, "warm-up: %.1f s, %d requests, steady %v; holding %s for collection\n", rec.Seconds, rec.Requests, rec.Steady, *out)

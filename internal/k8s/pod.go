@@ -120,6 +120,36 @@ func Unpack(r io.Reader, dir string) error {
 	}
 }
 
+// WaitForStart waits until start, the instant every shard of a level
+// starts at (none: at once), or until ctx ends, which it returns.
+func WaitForStart(ctx context.Context, start time.Time) error {
+	if start.IsZero() {
+		return nil
+	}
+	t := time.NewTimer(time.Until(start))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// MarkDone writes dir's DoneFile once its run ended: "ok", or runErr;
+// it returns that verdict. The controller copies dir only once it is
+// there.
+func MarkDone(dir string, runErr error) (string, error) {
+	verdict := "ok"
+	if runErr != nil {
+		verdict = runErr.Error()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return verdict, err
+	}
+	return verdict, atomicfile.WriteFile(filepath.Join(dir, DoneFile), []byte(verdict+"\n"), 0o644)
+}
+
 // Hold waits until the controller has collected dir (CollectedFile
 // appears), ctx ends or d has passed; it reports whether it was collected.
 func Hold(ctx context.Context, dir string, d time.Duration) bool {

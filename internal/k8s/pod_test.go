@@ -3,10 +3,13 @@ package k8s
 import (
 	"archive/tar"
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWriteInitDB(t *testing.T) {
@@ -93,5 +96,40 @@ func TestServicePID(t *testing.T) {
 	}
 	if _, err := ServicePID(t.TempDir(), 12); err == nil {
 		t.Error("an empty namespace gave a pid")
+	}
+}
+
+// TestMarkDone: a run's folder gets its DoneFile, "ok" or the run's
+// error, made if it is not there; the verdict is returned.
+func TestMarkDone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shard-1")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{{nil, "ok"}, {errors.New("attack: 3 errors"), "attack: 3 errors"}} {
+		verdict, err := MarkDone(dir, tc.err)
+		if err != nil || verdict != tc.want {
+			t.Fatalf("MarkDone(%v) = %q, %v; want %q", tc.err, verdict, err, tc.want)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, DoneFile))
+		if err != nil || string(b) != tc.want+"\n" {
+			t.Errorf("DoneFile %q, %v; want %q", b, err, tc.want+"\n")
+		}
+	}
+}
+
+// TestWaitForStart: no instant starts at once, an instant passed starts
+// at once, and an interrupt ends the wait for one to come.
+func TestWaitForStart(t *testing.T) {
+	if err := WaitForStart(context.Background(), time.Time{}); err != nil {
+		t.Errorf("no instant: %v", err)
+	}
+	if err := WaitForStart(context.Background(), time.Now().Add(-time.Second)); err != nil {
+		t.Errorf("an instant passed: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := WaitForStart(ctx, time.Now().Add(time.Hour)); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v, want context.Canceled", err)
 	}
 }
