@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does a service's memory settle under steady load, or keep growing? The
-# leak check (internal/interleave Growths) calls a slope of RSS a leak when
+# leak check (internal/rounds Growths) calls a slope of RSS a leak when
 # its whole interval lies above 1 MiB a minute; a runtime whose heap is
 # still growing into its sizing looks the same over a few minutes of
 # rounds. This runs one fresh `showdown up` of the service pinned to CPU 0,

@@ -22,7 +22,7 @@ const (
 var floorNames = [...]struct{ name, what string }{
 	commands: {"commands", "`cmd/showdown` and bench's tools: flags, exit codes, process state; they wire the rest"},
 	runners:  {"runners and readers", "what runs a plan, a suite or a fault test, and what reads results back"},
-	bringUp:  {"bring-up and rules", "bringing a stack up, the warm-up rule, the scenario language, the designs a plan runs in and their arithmetic (judging rounds, searching a capacity, scheduling starts)"},
+	bringUp:  {"bring-up and rules", "bringing a stack up, the warm-up rule, the scenario language, and the ways of measuring a plan, each with its runner and its judgement (interleaved rounds, the capacity search, sequential starts), over what they ask of the lab (measure)"},
 	parts:    {"parts", "databases, services, limits, samplers, the results model, the plan format and the verdict's words"},
 	leaves:   {"leaves", "packages that need nothing of the project, or only another leaf"},
 }
@@ -42,6 +42,7 @@ var floorOf = map[string]int{
 	"internal/k8s":       runners,
 	"internal/faults":    runners,
 	"internal/verify":    runners,
+	"internal/contract":  runners,
 	"internal/report":    runners,
 	"internal/imported":  runners,
 	"internal/images":    runners,
@@ -51,10 +52,12 @@ var floorOf = map[string]int{
 	"internal/stack":      bringUp,
 	"internal/warmup":     bringUp,
 	"internal/scenario":   bringUp,
-	"internal/design":     bringUp,
-	"internal/interleave": bringUp,
+	"internal/measure":    bringUp,
+	"internal/rounds":     bringUp,
+	"internal/sequential": bringUp,
 	"internal/capacity":   bringUp,
-	"internal/schedule":   bringUp,
+
+	"internal/measure/measuretest": bringUp,
 
 	"internal/db":      parts,
 	"internal/service": parts,

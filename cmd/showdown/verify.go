@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/showdownlab/showdown/internal/contract"
 	"github.com/showdownlab/showdown/internal/faults"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/verify"
@@ -125,11 +126,12 @@ func runVerify(st *state, args []string) error {
 // tally counts results and prints them as they come.
 type tally struct {
 	w                     io.Writer
-	service               string // printed in each line when several services are checked
 	passed, failed, skipd int
 }
 
-func (t *tally) report(r verify.Result) {
+// report counts r and prints it, named with its service when several
+// services are checked (service is "" with one).
+func (t *tally) report(service string, r verify.Result) {
 	switch r.Status {
 	case verify.Pass:
 		t.passed++
@@ -144,8 +146,8 @@ func (t *tally) report(r verify.Result) {
 	if r.Workload != "" && !strings.HasPrefix(name, r.Workload+"/") {
 		name = r.Workload + "/" + name
 	}
-	if t.service != "" {
-		name = t.service + ": " + name
+	if service != "" {
+		name = service + ": " + name
 	}
 	line := fmt.Sprintf("%s %s (%s)", r.Status, name, roundElapsed(r.Elapsed))
 	if r.Status == verify.Skip && r.Detail != "" {
@@ -154,15 +156,15 @@ func (t *tally) report(r verify.Result) {
 	fmt.Fprintln(t.w, line)
 	if r.Status == verify.Fail {
 		if r.Detail != "" {
-			fmt.Fprintln(t.w, indentBlock(r.Detail, "    "))
+			fmt.Fprintln(t.w, contract.Indent(r.Detail, "    "))
 		}
 		if r.Request != "" {
 			fmt.Fprintln(t.w, "    request:")
-			fmt.Fprintln(t.w, indentBlock(r.Request, "      "))
+			fmt.Fprintln(t.w, contract.Indent(r.Request, "      "))
 		}
 		if r.Response != "" {
 			fmt.Fprintln(t.w, "    response:")
-			fmt.Fprintln(t.w, indentBlock(r.Response, "      "))
+			fmt.Fprintln(t.w, contract.Indent(r.Response, "      "))
 		}
 	}
 }
@@ -181,21 +183,11 @@ func roundElapsed(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-func indentBlock(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = prefix + l
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
 // verifyURL checks a service someone else started; hooks are absent, so
 // the outage and shutdown checks are skipped.
 func verifyURL(st *state, o verifyOptions) error {
 	t := &tally{w: st.stdout}
-	verify.Run(st.ctx, verify.Target{BaseURL: strings.TrimRight(o.url, "/"), Workloads: o.workloads}, t.report)
+	verify.Run(st.ctx, verify.Target{BaseURL: strings.TrimRight(o.url, "/"), Workloads: o.workloads}, func(r verify.Result) { t.report("", r) })
 	fmt.Fprintln(st.stdout, t.summary())
 	return verifyOutcome(st, t)
 }

@@ -466,7 +466,7 @@ func TestTallyFormat(t *testing.T) {
 		// A check name without its workload gets it.
 		{Workload: "sku", Check: "known id -> 200", Status: verify.Pass, Elapsed: 3 * time.Millisecond},
 	} {
-		tl.report(r)
+		tl.report("", r)
 	}
 	b.WriteString(tl.summary() + "\n")
 	want := `PASS health -> 200 {status:ok} (1ms)

@@ -53,7 +53,7 @@ func (h host) probe(rate float64, i int) results.Probe {
 	return pr
 }
 
-// searchOn runs one start's search on h from start, as the design does
+// searchOn runs one start's search on h from start, as the runner does
 // (RecordProbe), and returns the capacity estimated from it and the
 // probes as counted.
 func searchOn(t *testing.T, h host, start float64) (*results.Capacity, []results.Probe) {

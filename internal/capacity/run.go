@@ -1,4 +1,4 @@
-package design
+package capacity
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/capacity"
+	"github.com/showdownlab/showdown/internal/measure"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/wording"
@@ -16,7 +16,7 @@ import (
 	"github.com/showdownlab/showdown/workloads"
 )
 
-// Capacity finds, for each arm and workload, the highest open-model
+// Run finds, for each arm and workload, the highest open-model
 // arrival rate at which the plan's objective holds at steady state (or,
 // with load.model: closed, the most closed-model users with the plan's
 // think time: the same search over whole numbers of users). Each
@@ -27,20 +27,21 @@ import (
 // probe, in a fresh random order, so the machine's drift moves every arm
 // alike. A search brackets (doubling or halving from half a short
 // closed-model probe's throughput, or from the warm-up's users) and
-// bisects to the plan's resolution (capacity.Search); then, in every
-// start, each arm's edge is held for capacity.confirm, stepping down
+// bisects to the plan's resolution (Search); then, in every
+// start, each arm's edge is held for confirm, stepping down
 // until a rate holds (confirm). The capacity reported is what held: the
-// mean and interval over starts of the held rates (capacity.Estimate),
+// mean and interval over starts of the held rates (Estimate),
 // the search's estimate beside it. Past the plan's trials, up to
 // trials_max and within a budget, a start is added while a held interval
 // is too wide to use (results.Capacity.Unsettled).
-type Capacity struct{}
+func Run(ctx context.Context, b measure.Warm) {
+	x := &runner{b: b, p: b.Plan(), rec: b.Record()}
+	x.run(ctx)
+}
 
-var _ Design = Capacity{}
-
-// search is one run of Capacity.
-type search struct {
-	b   Bench
+// runner is one run of Run.
+type runner struct {
+	b   measure.Warm
 	p   *plan.Plan
 	rec *results.Run
 	// added says, for each start run past the plan's trials, why: the
@@ -48,20 +49,19 @@ type search struct {
 	added []string
 }
 
-// Run searches every arm's capacity on every workload of the plan.
-func (Capacity) Run(ctx context.Context, b Bench) {
-	x := &search{b: b, p: b.Plan(), rec: b.Record()}
-	p := x.p
+// run searches every arm's capacity on every workload of the plan.
+func (x *runner) run(ctx context.Context) {
+	p, b := x.p, x.b
 	arms := p.Arms()
 	caps := map[string]*results.Capacity{}
-	cpus := capacity.ServiceCPUs(p)
+	cpus := ServiceCPUs(p)
 	floor := x.rec.Machine.HostFloor
 	for _, w := range p.Workloads {
 		for _, im := range arms {
 			c := &results.Capacity{Workload: w.Name, Arm: im.ID(), Implementation: im.BaseID(), Cores: im.Cores, Objective: p.SLO.String(), CPUs: cpus, Unit: p.Capacity.Unit(),
-				Floor: floor, AboveFloor: capacity.AboveFloor(*p.SLO, floor)}
+				Floor: floor, AboveFloor: AboveFloor(*p.SLO, floor)}
 			if c.AboveFloor {
-				c.ResolvableMs = float64(capacity.Resolvable(floor)) / 1e6
+				c.ResolvableMs = float64(Resolvable(floor)) / 1e6
 			}
 			if im.Cores > 0 {
 				c.CPUs = float64(im.Cores) // an arm of the plan's cores: pinned to them, no quota
@@ -74,7 +74,7 @@ func (Capacity) Run(ctx context.Context, b Bench) {
 	if p.MaxStarts() > p.MinStarts() {
 		starts += fmt.Sprintf(" (up to %d while a held interval is too wide)", p.MaxStarts())
 	}
-	b.Say("capacity at %s: %s, resolution %v, each probe %s, each start's edge held %v", p.SLO.String(), starts, p.Capacity.Resolution, capacity.ProbeRule(p), time.Duration(p.Capacity.Confirm))
+	b.Say("capacity at %s: %s, resolution %v, each probe %s, each start's edge held %v", p.SLO.String(), starts, p.Capacity.Resolution, ProbeRule(p), time.Duration(p.Capacity.Confirm))
 	if len(x.rec.Capacities) > 0 {
 		if w := wording.FloorWarning(x.rec.Capacities[0]); w != "" {
 			b.Warn("%s", w)
@@ -127,18 +127,18 @@ func capKey(workload, arm string) string { return workload + "/" + arm }
 
 // judgeCapacities estimates every capacity from its brackets (and what
 // its starts held) and ranks each workload's arms.
-func (x *search) judgeCapacities() {
+func (x *runner) judgeCapacities() {
 	p := x.p
 	x.rec.CapacityVerdicts = nil
 	for _, w := range p.Workloads {
 		var caps []*results.Capacity
 		for _, c := range x.rec.Capacities {
 			if c.Workload == w.Name {
-				capacity.Estimate(c)
+				Estimate(c)
 				caps = append(caps, c)
 			}
 		}
-		v := capacity.Judge(w.Name, p.SLO.String(), caps)
+		v := Judge(w.Name, p.SLO.String(), caps)
 		v.AddedStarts, v.Added = len(x.added), x.added
 		x.rec.CapacityVerdicts = append(x.rec.CapacityVerdicts, v)
 	}
@@ -149,7 +149,7 @@ func (x *search) judgeCapacities() {
 // (results.Capacity.Unsettled), as interleaved rounds add starts while
 // a pair is not precise, within trials_max and, with a budget, when the
 // longest start so far still fits in what is left of it.
-func (x *search) another(trial int, deadline time.Time, longest time.Duration) bool {
+func (x *runner) another(trial int, deadline time.Time, longest time.Duration) bool {
 	var wide []string
 	for _, c := range x.rec.Capacities {
 		if c.Unsettled() {
@@ -172,10 +172,10 @@ func (x *search) another(trial int, deadline time.Time, longest time.Duration) b
 
 // capacityStart is one trial of a capacity plan: every arm started, each
 // workload prepared on every arm, then searched.
-func (x *search) capacityStart(ctx context.Context, trial int, arms []plan.Implementation, caps map[string]*results.Capacity, rng *rand.Rand) {
+func (x *runner) capacityStart(ctx context.Context, trial int, arms []plan.Implementation, caps map[string]*results.Capacity, rng *rand.Rand) {
 	p, b := x.p, x.b
-	var lives []Arm
-	defer func() { down(lives) }()
+	var lives []measure.Arm
+	defer func() { measure.Down(lives) }()
 	if what, err := b.BeforeStart(ctx, p.Workloads); err != nil {
 		b.Warn("trial %d not measured: %s: %v", trial, what, err)
 		return
@@ -196,14 +196,14 @@ func (x *search) capacityStart(ctx context.Context, trial int, arms []plan.Imple
 		}
 		b.Progress().Skip(len(arms))
 	}
-	finish(ctx, lives)
+	measure.Finish(ctx, lives)
 }
 
 // armSearch is one arm's search in one start.
 type armSearch struct {
-	l Arm
+	l measure.Arm
 	c *results.Capacity
-	s *capacity.Search
+	s *Search
 	// disturbed counts the probes measured again because the machine
 	// disturbed them, why says how each was.
 	disturbed int
@@ -213,8 +213,8 @@ type armSearch struct {
 // searchCapacity searches every arm of ls on w in steps: each step, every
 // arm whose search goes on gets one probe, in a fresh random order, the
 // others frozen (a generator-limited probe is repeated once). Each search
-// is bounded by capacity.max_probes steps.
-func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
+// is bounded by max_probes steps.
+func (x *runner) searchCapacity(ctx context.Context, trial int, w plan.Workload, ls []measure.Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
 	p, b := x.p, x.b
 	var as []*armSearch
 	for _, l := range ls {
@@ -226,7 +226,7 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 			b.Warn("%s on %s, start %d: no capacity search: %v", l.ID(), w.Name, trial, err)
 			continue
 		}
-		as = append(as, &armSearch{l: l, c: c, s: capacity.NewSearch(capacity.ScaleOf(c.Units()), rate, float64(p.Capacity.Resolution), growth, p.Capacity.MaxProbes)})
+		as = append(as, &armSearch{l: l, c: c, s: NewSearch(ScaleOf(c.Units()), rate, float64(p.Capacity.Resolution), growth, p.Capacity.MaxProbes)})
 	}
 	for step := 1; ctx.Err() == nil; step++ {
 		var todo []*armSearch
@@ -244,7 +244,7 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 			pr, short := x.probe(ctx, a.l, w, rate, trial, 0)
 			// A probe the machine disturbed (its own record says so) is
 			// kept for the curve and measured again before it counts.
-			for why := capacity.Disturbed(pr); why != "" && a.disturbed < capacity.MaxDisturbedRepeats && ctx.Err() == nil; why = capacity.Disturbed(pr) {
+			for why := Disturbed(pr); why != "" && a.disturbed < MaxDisturbedRepeats && ctx.Err() == nil; why = Disturbed(pr) {
 				a.disturbed++
 				pr.Disturbed = why
 				a.why = append(a.why, why)
@@ -252,7 +252,7 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 				b.Say("%s on %s, start %d, step %d: %s; disturbed (%s), measured again", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()), why)
 				pr, short = x.probe(ctx, a.l, w, rate, trial, 0)
 			}
-			if capacity.RepeatProbe(pr) && ctx.Err() == nil {
+			if RepeatProbe(pr) && ctx.Err() == nil {
 				// Only the repeat counts; both are kept for the curve.
 				a.c.Probes = append(a.c.Probes, pr)
 				b.Say("%s on %s, start %d, step %d: %s; repeated", a.l.ID(), w.Name, trial, step, wording.Probe(pr, a.c.Units()))
@@ -264,10 +264,10 @@ func (x *search) searchCapacity(ctx context.Context, trial int, w plan.Workload,
 			need := plan.SamplesBeyondQuantile / (1 - p.SLO.Highest())
 			switch {
 			case short:
-				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s counted %d samples, fewer than the %.0f its p%g needs: capacity.probe_max cut it", trial, wording.Amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
+				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s counted %d samples, fewer than the %.0f its p%g needs: probe_max cut it", trial, wording.Amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
 			case pr.Pass && float64(pr.Samples) < math.Round(need):
 				// A closed-model probe's length is from the rate it was
-				// expected to send (capacity.ExpectedRate); one that passed on
+				// expected to send (ExpectedRate); one that passed on
 				// fewer samples says so.
 				a.c.Warnings = append(a.c.Warnings, fmt.Sprintf("start %d: the probe at %s %s passed on %d samples, fewer than the %.0f its p%g needs", trial, wording.Amount(rate, a.c.Units()), a.c.Units(), pr.Samples, need, 100*p.SLO.Highest()))
 			}
@@ -315,10 +315,10 @@ func rejudge(c *results.Capacity, trial int, r results.Probe) {
 // lowest passing rate (bracketing by RefineGrowth); else half the
 // throughput of a StartProbe closed-model probe at the warm-up's users;
 // a search of users starts at the warm-up's users.
-func (x *search) startRate(ctx context.Context, l Arm, w plan.Workload, c *results.Capacity) (float64, float64, error) {
+func (x *runner) startRate(ctx context.Context, l measure.Arm, w plan.Workload, c *results.Capacity) (float64, float64, error) {
 	p := x.p
 	if p.Capacity.StartRate > 0 {
-		return p.Capacity.StartRate, capacity.BracketGrowth, nil
+		return p.Capacity.StartRate, BracketGrowth, nil
 	}
 	prev := 0.0
 	for _, b := range c.Brackets {
@@ -327,36 +327,36 @@ func (x *search) startRate(ctx context.Context, l Arm, w plan.Workload, c *resul
 		}
 	}
 	if prev > 0 {
-		return prev, capacity.RefineGrowth, nil
+		return prev, RefineGrowth, nil
 	}
 	users := plan.DefaultCapacityWarmupUsers
 	if p.Load.Model == "closed" && len(p.Load.Levels) > 0 {
 		users = p.Load.Levels[0]
 	}
 	if p.Capacity.Model == "closed" {
-		return float64(users), capacity.BracketGrowth, nil
+		return float64(users), BracketGrowth, nil
 	}
 	l.Thaw()
 	defer l.Freeze()
-	res, err := x.b.Attacker(nil).Attack(ctx, load.StatusChecked(l.Scenario(w.Name)), load.ClosedModel{Users: users, Duration: capacity.StartProbe, ThinkTime: time.Duration(p.Load.ThinkTime)})
+	res, err := x.b.Attacker(nil).Attack(ctx, load.StatusChecked(l.Scenario(w.Name)), load.ClosedModel{Users: users, Duration: StartProbe, ThinkTime: time.Duration(p.Load.ThinkTime)})
 	if err != nil {
 		return 0, 0, fmt.Errorf("start-rate probe: %w", err)
 	}
 	row, _ := res.Row("")
 	if row.Throughput <= 0 {
-		return 0, 0, fmt.Errorf("start-rate probe: no request completed in %v at %d users (%s)", capacity.StartProbe, users, row.ErrorReasons())
+		return 0, 0, fmt.Errorf("start-rate probe: no request completed in %v at %d users (%s)", StartProbe, users, row.ErrorReasons())
 	}
-	return row.Throughput / 2, capacity.BracketGrowth, nil
+	return row.Throughput / 2, BracketGrowth, nil
 }
 
 // probe runs l at rate in the open model (or rate users in the closed
 // model): the plan's settle uncounted, then as long as the objective's
 // highest percentile needs (plan.CapacitySettings.ProbeSeconds, at
-// capacity.ExpectedRate), and judges it (capacity.JudgeProbe). short reports a probe
+// ExpectedRate), and judges it (JudgeProbe). short reports a probe
 // probe_max cut below its rule.
-func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64, trial int, hold time.Duration) (pr results.Probe, short bool) {
+func (x *runner) probe(ctx context.Context, l measure.Arm, w plan.Workload, rate float64, trial int, hold time.Duration) (pr results.Probe, short bool) {
 	p, pg := x.p, x.b.Progress()
-	d, short := p.Capacity.ProbeSeconds(capacity.ExpectedRate(p, rate), p.SLO.Highest())
+	d, short := p.Capacity.ProbeSeconds(ExpectedRate(p, rate), p.SLO.Highest())
 	if hold > 0 {
 		d, short = max(d, hold), false
 	}
@@ -365,7 +365,7 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 	defer l.Freeze()
 	pg.Phase(fmt.Sprintf("probe at %s %s", wording.Amount(rate, p.Capacity.Unit()), p.Capacity.Unit()), time.Duration(p.Rounds.Settle)+d)
 	a := x.b.Attacker(pg.OnProgress, load.WithWarmup(load.WarmupPhase{Duration: time.Duration(p.Rounds.Settle)}), load.MaxInflight(p.Capacity.Connections))
-	m, err := l.Measure(ctx, w, a, load.StatusChecked(l.Scenario(w.Name)), capacity.ProbeLoad(p, rate, l.Steps(w.Name), d))
+	m, err := l.Measure(ctx, w, a, load.StatusChecked(l.Scenario(w.Name)), ProbeLoad(p, rate, l.Steps(w.Name), d))
 	pr.At = m.At
 	if err != nil {
 		pr.Why = "load failed: " + err.Error()
@@ -381,7 +381,7 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 	pr.Seconds, pr.Achieved, pr.Samples = s.DurationSeconds, row.Throughput, row.Samples
 	if n := row.Samples + s.Dropped; n > 0 {
 		pr.Dropped = s.Dropped
-		pr.ErrorRate = float64(row.Errors+capacity.DroppedFailed(s.Dropped, s.TargetRate, p.SLO.Tightest())) / float64(n)
+		pr.ErrorRate = float64(row.Errors+DroppedFailed(s.Dropped, s.TargetRate, p.SLO.Tightest())) / float64(n)
 	}
 	pr.P50Ms, pr.P99Ms, pr.P999Ms = row.Latency.P50, row.Latency.P99, row.Latency.P999
 	pr.LatenessP99Ms = s.Lateness.P99
@@ -389,7 +389,7 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 		pr.GeneratorCPU = 100 * s.BusyCPUSeconds() / s.DurationSeconds / float64(cpus)
 	}
 	lat, svc := res.Latency(""), res.Service("")
-	capacity.JudgeProbe(&pr, *p.SLO, x.rec.Machine.HostFloor, func(q float64) float64 {
+	JudgeProbe(&pr, *p.SLO, x.rec.Machine.HostFloor, func(q float64) float64 {
 		if lat == nil || lat.TotalCount() == 0 {
 			return 0
 		}
@@ -405,11 +405,11 @@ func (x *search) probe(ctx context.Context, l Arm, w plan.Workload, rate float64
 
 // auditAfterSearch audits w's database after the start's searches (as
 // after rounds): a failed invariant is a warning of every capacity of w.
-func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity) {
+func (x *runner) auditAfterSearch(ctx context.Context, trial int, w plan.Workload, ls []measure.Arm, caps map[string]*results.Capacity) {
 	if workloads.Database(w.Name) == workloads.NoDatabase || ctx.Err() != nil {
 		return
 	}
-	violations, msgs := auditAfter(ctx, x.b, w, trial, "the capacity search")
+	violations, msgs := measure.AuditAfter(ctx, x.b, w, trial, "the capacity search")
 	for _, l := range ls {
 		c := caps[capKey(w.Name, l.ID())]
 		c.Warnings = append(c.Warnings, msgs...)
@@ -418,17 +418,17 @@ func (x *search) auditAfterSearch(ctx context.Context, trial int, w plan.Workloa
 }
 
 // confirm holds each arm's edge in this start for the plan's
-// capacity.confirm: from the start's own bracket's passing rate, then
-// stepping back (capacity.ConfirmRates) until one rate holds in
-// capacity.ConfirmHolds runs in a row, the arms in a random order; then,
+// confirm: from the start's own bracket's passing rate, then
+// stepping back (ConfirmRates) until one rate holds in
+// ConfirmHolds runs in a row, the arms in a random order; then,
 // when a higher rate failed, bisecting between the two
-// (capacity.Refine, at most capacity.ConfirmRefine rates) with runs as
+// (Refine, at most ConfirmRefine rates) with runs as
 // long, so the search's last steps are as long as the runs that
 // confirm them. The highest rate that held is the start's
 // (results.Bracket.Held), which the capacity reported is made of
-// (capacity.Estimate), with the runs that did not; a run the machine
+// (Estimate), with the runs that did not; a run the machine
 // disturbed is measured again once.
-func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
+func (x *runner) confirm(ctx context.Context, trial int, w plan.Workload, ls []measure.Arm, caps map[string]*results.Capacity, rng *rand.Rand) {
 	p := x.p
 	hold := time.Duration(p.Capacity.Confirm)
 	res := float64(p.Capacity.Resolution)
@@ -446,19 +446,19 @@ func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []A
 		}
 		br.Confirmed = true
 		failed := 0.0
-		for _, rate := range capacity.ConfirmRates(br.Pass, c.Units(), res) {
+		for _, rate := range ConfirmRates(br.Pass, c.Units(), res) {
 			if ctx.Err() != nil || l.Exited() {
 				br.Confirmed = false // cut short: says nothing of what holds
 				break
 			}
 			if secs, ok := x.holds(ctx, trial, w, l, c, rate, hold); ok {
-				br.Held, br.HeldSeconds, br.HeldRuns = rate, secs, capacity.ConfirmHolds
+				br.Held, br.HeldSeconds, br.HeldRuns = rate, secs, ConfirmHolds
 				break
 			}
 			failed = rate
 		}
-		for n := 0; n < capacity.ConfirmRefine && br.Held > 0 && failed > 0 && ctx.Err() == nil && !l.Exited(); n++ {
-			rate, ok := capacity.Refine(br.Held, failed, c.Units(), res)
+		for n := 0; n < ConfirmRefine && br.Held > 0 && failed > 0 && ctx.Err() == nil && !l.Exited(); n++ {
+			rate, ok := Refine(br.Held, failed, c.Units(), res)
 			if !ok {
 				break
 			}
@@ -477,27 +477,27 @@ func (x *search) confirm(ctx context.Context, trial int, w plan.Workload, ls []A
 	}
 }
 
-// holds runs l at rate for hold, capacity.ConfirmHolds times in a row
+// holds runs l at rate for hold, ConfirmHolds times in a row
 // or until one run misses the objective, recording each run among c's
 // confirmations; it reports whether every run met it, and the last
 // run's length. A run the machine disturbed is measured again once.
 // One pass over 30 s near the knee can be luck.
-func (x *search) holds(ctx context.Context, trial int, w plan.Workload, l Arm, c *results.Capacity, rate float64, hold time.Duration) (float64, bool) {
+func (x *runner) holds(ctx context.Context, trial int, w plan.Workload, l measure.Arm, c *results.Capacity, rate float64, hold time.Duration) (float64, bool) {
 	held := 0
 	var pr results.Probe
-	for held < capacity.ConfirmHolds && ctx.Err() == nil && !l.Exited() {
+	for held < ConfirmHolds && ctx.Err() == nil && !l.Exited() {
 		pr, _ = x.probe(ctx, l, w, rate, trial, hold)
-		if why := capacity.Disturbed(pr); why != "" && ctx.Err() == nil {
+		if why := Disturbed(pr); why != "" && ctx.Err() == nil {
 			pr.Disturbed = why
 			c.Confirmations = append(c.Confirmations, pr)
 			pr, _ = x.probe(ctx, l, w, rate, trial, hold)
 		}
 		c.Confirmations = append(c.Confirmations, pr)
-		x.b.Say("%s on %s, start %d: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, trial, held+1, capacity.ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
+		x.b.Say("%s on %s, start %d: confirmation %d/%d for %v at %s: %s", l.ID(), w.Name, trial, held+1, ConfirmHolds, hold, wording.Amount(rate, c.Units()), wording.Probe(pr, c.Units()))
 		if !pr.Pass {
 			return pr.Seconds, false
 		}
 		held++
 	}
-	return pr.Seconds, held == capacity.ConfirmHolds
+	return pr.Seconds, held == ConfirmHolds
 }

@@ -1,4 +1,4 @@
-package design
+package capacity
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/capacity"
+	"github.com/showdownlab/showdown/internal/measure/measuretest"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/stats"
 	"github.com/showdownlab/showdown/internal/wording"
@@ -32,18 +32,18 @@ load:
 // probes and up to 0.9 of it in the confirmations' longer runs (a host
 // that stalls now and then misses it over 30 s near the knee), and
 // returns the record and the fake.
-func runCapacity(t *testing.T, text string, search func(arm string, trial int) float64) (*results.Run, *fakeBench) {
+func runCapacity(t *testing.T, text string, search func(arm string, trial int) float64) (*results.Run, *measuretest.Bench) {
 	t.Helper()
-	b := newFakeBench(t, testPlan(t, text), steady)
-	b.sustained = 2 * time.Second
-	b.capacity = func(arm string, trial int, sustained bool) float64 {
+	b := measuretest.New(t, measuretest.Plan(t, text), measuretest.Steady)
+	b.Sustained = 2 * time.Second
+	b.Capacity = func(arm string, trial int, sustained bool) float64 {
 		if sustained {
 			return 0.9 * search(arm, trial)
 		}
 		return search(arm, trial)
 	}
-	Capacity{}.Run(context.Background(), b)
-	return b.rec, b
+	Run(context.Background(), b)
+	return b.Rec, b
 }
 
 // capacityOf is arm's capacity in rec.
@@ -79,9 +79,9 @@ func TestCapacityHeld(t *testing.T) {
 			// the bisections then bring what held within 3% of the 0.9
 			// that sustained runs meet, below it, and what failed above.
 			sustained := 0.9 * edge[i]
-			stepped := capacity.ConfirmRates(b.Pass, c.Units(), 0.02)[2]
-			if !b.Confirmed || b.HeldRuns != capacity.ConfirmHolds || b.Held <= stepped || b.Held > sustained || b.HeldFailed <= sustained || (b.HeldFailed-b.Held)/b.Held > 0.03 {
-				t.Errorf("%s start %d: confirmed %v, held %g × %d below a failure at %g; want above the step's %g, at most the sustained %g, within 3%% of a failure above it (from its edge %g), %d runs", arm, b.Start, b.Confirmed, b.Held, b.HeldRuns, b.HeldFailed, stepped, sustained, b.Pass, capacity.ConfirmHolds)
+			stepped := ConfirmRates(b.Pass, c.Units(), 0.02)[2]
+			if !b.Confirmed || b.HeldRuns != ConfirmHolds || b.Held <= stepped || b.Held > sustained || b.HeldFailed <= sustained || (b.HeldFailed-b.Held)/b.Held > 0.03 {
+				t.Errorf("%s start %d: confirmed %v, held %g × %d below a failure at %g; want above the step's %g, at most the sustained %g, within 3%% of a failure above it (from its edge %g), %d runs", arm, b.Start, b.Confirmed, b.Held, b.HeldRuns, b.HeldFailed, stepped, sustained, b.Pass, ConfirmHolds)
 			}
 			held = append(held, b.Held)
 			var from float64
@@ -108,7 +108,7 @@ func TestCapacityHeld(t *testing.T) {
 		if !strings.HasPrefix(text, "held "+wording.Amount(c.Rate, c.Units())+" req/s [") || !strings.Contains(text, "(2 × 5 s in each start); the search's edge "+wording.Amount(c.SearchRate, c.Units())) {
 			t.Errorf("%s: %q, want what held and the search's edge", arm, text)
 		}
-		if sz := results.SizeFor(c, *testPlan(t, capacityPlan+"sizing: {rate: 100000}\n").Sizing); sz.Instances != int(math.Ceil(100000/c.Low)) {
+		if sz := results.SizeFor(c, *measuretest.Plan(t, capacityPlan+"sizing: {rate: 100000}\n").Sizing); sz.Instances != int(math.Ceil(100000/c.Low)) {
 			t.Errorf("%s: %d instances for 100000 req/s, want from the held interval's lower end %g", arm, sz.Instances, c.Low)
 		}
 	}
@@ -170,16 +170,16 @@ func TestCapacityAddsStarts(t *testing.T) {
 // TestCapacityAnotherStart: a start is added for a held interval too
 // wide to use only while the budget left holds the longest start so far.
 func TestCapacityAnotherStart(t *testing.T) {
-	b := newFakeBench(t, testPlan(t, capacityPlan), steady)
+	b := measuretest.New(t, measuretest.Plan(t, capacityPlan), measuretest.Steady)
 	wide := &results.Capacity{Arm: "go-stdlib", Workload: "string", Rate: 41500, Low: 9735, High: 73265, SearchRate: 51400,
 		Brackets: []results.Bracket{{Start: 1, Pass: 46386, Confirmed: true, Held: 39000}, {Start: 2, Pass: 55808, Confirmed: true, Held: 44000}}}
-	b.rec.Capacities = []*results.Capacity{wide}
-	x := &search{b: b, p: b.p, rec: b.rec}
+	b.Rec.Capacities = []*results.Capacity{wide}
+	x := &runner{b: b, p: b.Plan(), rec: b.Rec}
 	if x.another(3, time.Now().Add(30*time.Second), time.Minute) {
 		t.Errorf("start 3 added with 30 s of the budget left and starts of a minute")
 	}
-	if !strings.Contains(strings.Join(b.said, "\n"), "no start 3: 30s of the budget left, and a start takes about 1m0s") {
-		t.Errorf("said %q, want why no start was added", b.said)
+	if !strings.Contains(strings.Join(b.Said, "\n"), "no start 3: 30s of the budget left, and a start takes about 1m0s") {
+		t.Errorf("said %q, want why no start was added", b.Said)
 	}
 	if !x.another(3, time.Time{}, time.Minute) || len(x.added) != 1 || !strings.HasPrefix(x.added[0], "start 3, as go-stdlib on string: two starts held 39000 and 44000 req/s") {
 		t.Errorf("no budget: added %q, want start 3 and why", x.added)

@@ -1,7 +1,10 @@
-// Package capacity is the arithmetic of a capacity search at an
-// objective: the search's steps, each probe's judgement, the capacity
-// estimated from the starts' brackets with its interval, and the ranking
-// of capacities. It runs nothing.
+// Package capacity is the way of measuring that finds the highest rate
+// (or the most users) at which each stack meets an objective: its runner
+// (Run: fresh starts of warm arms, searched together, each start's edge
+// held in sustained runs) and its arithmetic (the search's steps, each
+// probe's judgement, the capacity estimated from the starts with its
+// interval, and the ranking of capacities). A question about how the
+// search steps, when it stops, or what is reported is answered here.
 package capacity
 
 import (

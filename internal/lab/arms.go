@@ -6,19 +6,21 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/design"
 	"github.com/showdownlab/showdown/internal/machine"
+	"github.com/showdownlab/showdown/internal/measure"
 	"github.com/showdownlab/showdown/internal/monitor"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/load"
 )
 
-// What the lab offers a design (design.Bench) and the arms it keeps
-// alive for one (design.Arm).
+// What the lab offers the ways of measuring (measure.Warm for rounds and
+// capacity, measure.Starter for sequential) and the arms it keeps alive
+// for one (measure.Arm).
 var (
-	_ design.Bench = (*execution)(nil)
-	_ design.Arm   = (*live)(nil)
+	_ measure.Warm    = (*execution)(nil)
+	_ measure.Starter = (*execution)(nil)
+	_ measure.Arm     = (*live)(nil)
 )
 
 // Plan is the plan being run.
@@ -31,7 +33,7 @@ func (x *execution) Record() *results.Run { return x.rec }
 func (x *execution) Save() { _ = results.WriteRun(x.dir, x.rec) }
 
 // Progress is the run's live progress.
-func (x *execution) Progress() design.Progress { return x.progress }
+func (x *execution) Progress() measure.Progress { return x.progress }
 
 // Audit checks w's invariants on its data as it stands, on its own
 // deadline (AuditTimeout), which an interrupt does not cut.
@@ -49,8 +51,8 @@ func (x *execution) Audit(ctx context.Context, w plan.Workload) ([]results.Viola
 // StartFrozen starts each arm afresh for trial, in a random order, and
 // freezes it once healthy, so the next one starts alone; it returns the
 // arms that came up (every arm's records are in the run either way).
-func (x *execution) StartFrozen(ctx context.Context, trial int, arms []plan.Implementation, rng *rand.Rand) []design.Arm {
-	var lives []design.Arm
+func (x *execution) StartFrozen(ctx context.Context, trial int, arms []plan.Implementation, rng *rand.Rand) []measure.Arm {
+	var lives []measure.Arm
 	for _, i := range rng.Perm(len(arms)) {
 		if ctx.Err() != nil {
 			break
@@ -73,8 +75,8 @@ func (x *execution) StartFrozen(ctx context.Context, trial int, arms []plan.Impl
 // PrepareFrozen thaws each live arm in turn, in a random order, readies
 // it for workload w (number wi of the plan's: contract check, scenario,
 // warm-up) and freezes it again; it returns the arms that are ready.
-func (x *execution) PrepareFrozen(ctx context.Context, lives []design.Arm, wi int, w plan.Workload, trial int, rng *rand.Rand) []design.Arm {
-	var ready []design.Arm
+func (x *execution) PrepareFrozen(ctx context.Context, lives []measure.Arm, wi int, w plan.Workload, trial int, rng *rand.Rand) []measure.Arm {
+	var ready []measure.Arm
 	for _, i := range rng.Perm(len(lives)) {
 		l := lives[i].(*live)
 		sr := l.srs[wi]
@@ -103,7 +105,7 @@ func (x *execution) PrepareFrozen(ctx context.Context, lives []design.Arm, wi in
 // again: every arm starts its rounds from the same data. Between rounds
 // nothing is reset: what the rounds write grows under every arm alike,
 // as they take turns.
-func (x *execution) ResetForRounds(ctx context.Context, w plan.Workload, ls []design.Arm) error {
+func (x *execution) ResetForRounds(ctx context.Context, w plan.Workload, ls []measure.Arm) error {
 	if x.plan.Database.Reset == "never" || !w.HasDatabase() {
 		return nil
 	}
@@ -162,7 +164,7 @@ func (l *live) MeasureLevel(ctx context.Context, w plan.Workload, lr *results.Le
 // Measure runs m with a on the (thawed) arm, sampling the service's CPU
 // over it and its memory, threads, descriptors and database connections
 // at the end, and the CPU of w's database server.
-func (l *live) Measure(ctx context.Context, w plan.Workload, a *load.Attacker, sc load.Scenario, m load.Model) (design.Measured, error) {
+func (l *live) Measure(ctx context.Context, w plan.Workload, a *load.Attacker, sc load.Scenario, m load.Model) (measure.Measured, error) {
 	smp := monitor.NewSampler(l.svc.PID())
 	_, _ = smp.Sample(ctx)
 	// The server's whole tree: PostgreSQL serves each connection from a
@@ -175,7 +177,7 @@ func (l *live) Measure(ctx context.Context, w plan.Workload, a *load.Attacker, s
 			dbs = nil
 		}
 	}
-	out := design.Measured{At: time.Now().UTC(), StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}
+	out := measure.Measured{At: time.Now().UTC(), StealPercent: -1, OtherServiceCPU: -1, OtherGeneratorCPU: -1}
 	st0, perr := machine.ReadStat()
 	res, err := a.Attack(ctx, sc, m)
 	st1, perr1 := machine.ReadStat()

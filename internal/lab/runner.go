@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/showdownlab/showdown/internal/design"
+	"github.com/showdownlab/showdown/internal/capacity"
 	"github.com/showdownlab/showdown/internal/machine"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/rounds"
+	"github.com/showdownlab/showdown/internal/sequential"
 	"github.com/showdownlab/showdown/internal/service"
 	"github.com/showdownlab/showdown/internal/stack"
 	"github.com/showdownlab/showdown/internal/warmup"
@@ -96,15 +98,49 @@ func (rn *Runner) Run(ctx context.Context, p *plan.Plan) (string, *results.Run, 
 			defer stop()
 		}
 	}
-	d, why := design.For(p)
+	w, why := wayOf(p)
 	if why != "" {
 		x.Say("measured one start after another, not in interleaved rounds: %s", why)
 	}
-	d.Run(ctx, x)
+	switch w {
+	case byCapacity:
+		capacity.Run(ctx, x)
+	case inRounds:
+		rounds.Run(ctx, x)
+	default:
+		sequential.Run(ctx, x)
+	}
 	if p.Faults != nil && ctx.Err() == nil {
 		rn.Steps.Faults(ctx, p, dir, x.rec, x.manifests, func(s string) { x.Say("%s", s) }, func(s string) { x.Warn("%s", s) })
 	}
 	return dir, x.rec, ctx.Err()
+}
+
+// way is a way of measuring a plan, each a package of its own.
+type way int
+
+const (
+	oneAfterAnother way = iota // internal/sequential
+	inRounds                   // internal/rounds
+	byCapacity                 // internal/capacity
+)
+
+// wayOf is the way of measuring a plan asks for, and why a plan of
+// several arms is not measured in rounds ("" when it is, or has one
+// arm): an objective asks for its capacity, arms that can be kept warm
+// together for interleaved rounds, and the others are started one after
+// another.
+func wayOf(p *plan.Plan) (way, string) {
+	ok, why := p.Interleaved()
+	switch {
+	case p.SLO != nil:
+		return byCapacity, ""
+	case ok:
+		return inRounds, ""
+	case len(p.Arms()) > 1:
+		return oneAfterAnother, why
+	}
+	return oneAfterAnother, ""
 }
 
 // sizeGenerator runs the generator on as many threads at once as it now

@@ -1,13 +1,13 @@
-// Package design holds the ways a plan's measurements can be run: one
-// type each, as values the lab conducts, for interleaved rounds over warm
-// services (Rounds), the capacity search at an objective (Capacity) and
-// fresh starts one after another (Sequential). The lab keeps what every
-// design shares: builds, databases, the machine's noise, starting,
+// Package measure is what every way of measuring a plan asks of the lab,
+// and what they share. The ways are packages of their own, each with its
+// runner and its judgement: interleaved rounds over warm services
+// (internal/rounds), the capacity at an objective (internal/capacity) and
+// fresh starts one after another (internal/sequential). The lab keeps
+// what they all use: builds, databases, the machine's noise, starting,
 // freezing and thawing arms, contract checks, warm-ups, levels, audits
-// and progress. A design reaches it only through Bench and Arm, which
-// this package defines, so a design can be read, and tested, without the
-// lab.
-package design
+// and progress. A way reaches it only through the interfaces here, so it
+// can be read, and tested (measuretest), without the lab.
+package measure
 
 import (
 	"context"
@@ -20,29 +20,9 @@ import (
 	"github.com/showdownlab/showdown/load"
 )
 
-// Design is one way of running a plan's measurements.
-type Design interface {
-	// Run measures the plan b holds, recording into b.Record().
-	Run(ctx context.Context, b Bench)
-}
-
-// For is the design a plan asks for, and why a plan of several arms is
-// not interleaved ("" when it is, or has one arm).
-func For(p *plan.Plan) (Design, string) {
-	ok, why := p.Interleaved()
-	switch {
-	case p.SLO != nil:
-		return Capacity{}, ""
-	case ok:
-		return Rounds{}, ""
-	case len(p.Arms()) > 1:
-		return Sequential{}, why
-	}
-	return Sequential{}, ""
-}
-
-// Bench is what a design asks of the lab.
-type Bench interface {
+// Reporter is what every way of measuring tells the run: its plan, its
+// record, and progress.
+type Reporter interface {
 	// Plan is the plan being run; Record its record, which Save writes.
 	Plan() *plan.Plan
 	Record() *results.Run
@@ -51,6 +31,13 @@ type Bench interface {
 	Say(format string, args ...any)
 	Warn(format string, args ...any)
 	Progress() Progress
+}
+
+// Warm is what the ways that keep arms alive across a start ask of the
+// lab (rounds and capacity): starting them afresh, frozen when not
+// measured, readying them for a workload, load generators and audits.
+type Warm interface {
+	Reporter
 	// BeforeStart applies the plan's database policy before a start of
 	// the arms of ws; it returns what failed and why.
 	BeforeStart(ctx context.Context, ws []plan.Workload) (string, error)
@@ -70,6 +57,12 @@ type Bench interface {
 	// without a database), on a deadline of its own that an interrupt
 	// does not cut.
 	Audit(ctx context.Context, w plan.Workload) ([]results.Violation, error)
+}
+
+// Starter is what a way of measuring that starts each implementation
+// alone asks of the lab (sequential).
+type Starter interface {
+	Reporter
 	// RunStart starts one implementation alone and measures it.
 	RunStart(ctx context.Context, s plan.Start) []*results.ServiceRun
 }
@@ -149,24 +142,24 @@ type Measured struct {
 	DatabaseCPU float64
 }
 
-// finish finishes every arm of ls.
-func finish(ctx context.Context, ls []Arm) {
+// Finish finishes every arm of ls.
+func Finish(ctx context.Context, ls []Arm) {
 	for _, l := range ls {
 		l.Finish(ctx)
 	}
 }
 
-// down stops every arm of ls (a no-op for those finished).
-func down(ls []Arm) {
+// Down stops every arm of ls (a no-op for those finished).
+func Down(ls []Arm) {
 	for _, l := range ls {
 		l.Down()
 	}
 }
 
-// auditAfter audits w's invariants after a start's measurements (what is
+// AuditAfter audits w's invariants after a start's measurements (what is
 // names them: "the rounds", "the capacity search"); it returns the
 // violations, each detail saying when it was found, and the warnings.
-func auditAfter(ctx context.Context, b Bench, w plan.Workload, trial int, what string) ([]results.Violation, []string) {
+func AuditAfter(ctx context.Context, b Warm, w plan.Workload, trial int, what string) ([]results.Violation, []string) {
 	vs, err := b.Audit(ctx, w)
 	var msgs []string
 	if err != nil {

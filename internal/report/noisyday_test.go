@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/interleave"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/rounds"
 	"github.com/showdownlab/showdown/internal/wording"
 )
 
@@ -29,7 +29,7 @@ func TestNoisyDayPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Run.Comparisons[0]
-	want := interleave.Judge(c, res.Run.Plan)
+	want := rounds.Judge(c, res.Run.Plan)
 	// What the run recorded is replaced: judging again must not read it.
 	c.Verdict = &results.Verdict{Metric: "throughput", Ranking: []string{"python-fastapi", "rust-axum"},
 		Pairs: []results.PairRatio{{Better: "python-fastapi", Worse: "rust-axum", Ratio: 9, Low: 8, High: 10, Significant: true}}}
@@ -42,7 +42,7 @@ func TestNoisyDayPipeline(t *testing.T) {
 	}
 	v := c.Verdict
 	if v == nil || !slices.Equal(v.Ranking, want.Ranking) {
-		t.Fatalf("judged again: ranking %v, want interleave.Judge's %v", v, want.Ranking)
+		t.Fatalf("judged again: ranking %v, want rounds.Judge's %v", v, want.Ranking)
 	}
 	// The arms far apart in every round keep their places; java-spring
 	// and node-http (1.02× in the rounds) may come either way.
@@ -166,7 +166,7 @@ func TestRejudgeAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Run.Comparisons[0]
-	c.Verdict = interleave.Judge(c, res.Run.Plan)
+	c.Verdict = rounds.Judge(c, res.Run.Plan)
 	wl := Summarize(res, WithRejudging()).Workloads[0]
 	if len(wl.Verdicts) == 0 || wl.Recorded != nil {
 		t.Errorf("verdicts %q, recorded %q: want the verdict and nothing recorded beside it", wl.Verdicts, wl.Recorded)

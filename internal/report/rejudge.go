@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/showdownlab/showdown/internal/capacity"
-	"github.com/showdownlab/showdown/internal/interleave"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/rounds"
 	"github.com/showdownlab/showdown/internal/wording"
 )
 
@@ -22,7 +22,7 @@ func WithRejudging() Option {
 
 // Rejudge judges a run's interleaved comparisons and its capacities again
 // from what they recorded (the rounds; the probes and brackets), with this
-// version's estimators: interleave.Judge, capacity.Estimate and
+// version's estimators: rounds.Judge, capacity.Estimate and
 // capacity.Judge, as the lab does at the end of a run. The verdicts as
 // recorded are kept beside them (Workload.Recorded shows those that
 // differ). Without the plan, or for an import, nothing is judged again
@@ -40,7 +40,7 @@ func (r *Results) Rejudge() bool {
 			continue
 		}
 		r.recorded[c.Workload] = append(r.recorded[c.Workload], comparisonLines(c, levelUnit(p.Load.Model))...)
-		c.Verdict = interleave.Judge(c, p)
+		c.Verdict = rounds.Judge(c, p)
 		r.rejudged = true
 	}
 	if len(run.Capacities) > 0 && p.SLO != nil {

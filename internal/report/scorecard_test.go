@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/showdownlab/showdown/internal/interleave"
 	"github.com/showdownlab/showdown/internal/results"
+	"github.com/showdownlab/showdown/internal/rounds"
 )
 
 // TestScorecardOldRun: a results folder from before at_rate (the noisy
@@ -152,7 +152,7 @@ func TestScorecardDatabaseBound(t *testing.T) {
 			}})
 		}
 	}
-	c.Verdict = interleave.JudgeWith(c, c.Precision, "")
+	c.Verdict = rounds.JudgeWith(c, c.Precision, "")
 	scs := scorecards(&results.Run{Comparisons: []*results.Comparison{c}})
 	if len(scs) != 1 || len(scs[0].Rows) != 2 {
 		t.Fatalf("scorecards %+v: want one of two rows", scs)

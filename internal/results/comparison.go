@@ -139,7 +139,7 @@ type ArmRound struct {
 	// read. Comparison.Database says which CPUs the server had.
 	DatabaseCPU float64 `json:"database_cpu,omitempty"`
 	// Disturbed says how the machine disturbed the interval, judged from
-	// this record alone (interleave.Disturbed); such an interval is
+	// this record alone (rounds.Disturbed); such an interval is
 	// measured again and left out of the verdict.
 	Disturbed string `json:"disturbed,omitempty"`
 	// SettleThroughput and SettleErrors are the uncounted load right
@@ -191,7 +191,7 @@ type Verdict struct {
 	// whose p99s differ by less than it are not ranked by latency
 	// (PairRatio.InsideFloor).
 	LatenessP99Ms float64 `json:"lateness_p99_ms,omitempty"`
-	// FloorTakesP99 reports a lateness over interleave.FloorShare of the
+	// FloorTakesP99 reports a lateness over rounds.FloorShare of the
 	// best arm's p99: the p99s measure the host as much as the services.
 	FloorTakesP99 bool `json:"floor_takes_p99,omitempty"`
 	// Leaks are the growth checks of every arm: RSS, threads, file
@@ -205,7 +205,7 @@ type Verdict struct {
 	Disturbed int `json:"disturbed,omitempty"`
 	// Busy counts the rounds judged disturbed but kept: more than a third
 	// of their arm's rounds in the start were, so the machine was this
-	// busy throughout (interleave.MaxLeftOut).
+	// busy throughout (rounds.MaxLeftOut).
 	Busy int `json:"busy,omitempty"`
 	// BudgetSeconds is the plan's time budget, and Bought the half-width
 	// of the widest adjacent pair it bought; NeedSeconds is about what
@@ -247,7 +247,7 @@ type Verdict struct {
 	// MeasuredSeconds is the time spent in rounds (settling included).
 	MeasuredSeconds float64 `json:"measured_seconds"`
 	// FailIf is the plan's fail_if slower_than judged on every arm
-	// against the baseline (interleave.Slower).
+	// against the baseline (rounds.Slower).
 	FailIf []Slower `json:"fail_if,omitempty"`
 }
 

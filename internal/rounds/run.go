@@ -1,4 +1,14 @@
-package design
+// Package rounds is the way of measuring that compares warm services in
+// interleaved rounds: its runner (Run: fresh starts, each arm started,
+// checked and warmed once and kept alive, frozen when not measured, then
+// measured one at a time in rounds whose order the next round mirrors,
+// at the plan's level and at one rate) and its judgement (Judge: the
+// ranking with an interval on every adjacent ratio, how many rounds and
+// starts a comparison still wants, the rounds the machine disturbed,
+// CPU per request and p99 at one rate, and a change's slowdown). A
+// question about how a pair is judged, or when rounds stop, is answered
+// here.
+package rounds
 
 import (
 	"context"
@@ -10,7 +20,7 @@ import (
 	"time"
 
 	"github.com/showdownlab/showdown/internal/cpulist"
-	"github.com/showdownlab/showdown/internal/interleave"
+	"github.com/showdownlab/showdown/internal/measure"
 	"github.com/showdownlab/showdown/internal/plan"
 	"github.com/showdownlab/showdown/internal/results"
 	"github.com/showdownlab/showdown/internal/wording"
@@ -23,14 +33,9 @@ import (
 // misbehaving and the round left out of the verdict.
 const SettleFloor = 0.5
 
-// Rounds measures the plan's arms in interleaved rounds.
-type Rounds struct{}
-
-var _ Design = Rounds{}
-
-// rounds is one run of Rounds.
-type rounds struct {
-	b Bench
+// runner is one run of Run.
+type runner struct {
+	b measure.Warm
 	p *plan.Plan
 	// deadline is when the plan's budget ends (zero: no budget); starts
 	// is how long each complete start took, setup is what each start
@@ -57,17 +62,17 @@ type rounds struct {
 // is measured once as a sequential run measures it (its files, resources
 // and audit), then all of them in rounds: each round every arm once, for
 // the plan's round, in a random order that the next round reverses
-// (interleave.RoundOrder). Rounds go on until each
+// (RoundOrder). Rounds go on until each
 // adjacent pair is precise within the start, or the start's share of
 // measure_max is spent; starts go on past the plan's trials, up to
 // trials_max, while a pair is not precise overall. With a budget, each
 // start's rounds take what the starts still owed leave of it
 // (roundsBudget), another start begins only when it fits, and the
-// verdict says what the budget bought (interleave.Bought). A round whose
+// verdict says what the budget bought (Bought). A round whose
 // record shows the machine disturbed it is measured again at once
-// (interleave.Disturbed).
-func (Rounds) Run(ctx context.Context, b Bench) {
-	x := &rounds{b: b, p: b.Plan()}
+// (Disturbed).
+func Run(ctx context.Context, b measure.Warm) {
+	x := &runner{b: b, p: b.Plan()}
 	p := x.p
 	arms := p.Arms()
 	var ids []string
@@ -127,19 +132,19 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 		x.starts = append(x.starts, time.Since(began))
 		x.setups = append(x.setups, time.Since(began)-spent)
 		for _, c := range rec.Comparisons {
-			c.Verdict = interleave.Judge(c, p)
+			c.Verdict = Judge(c, p)
 		}
-		interleave.JudgeShapes(rec.Comparisons)
+		JudgeShapes(rec.Comparisons)
 		b.Save()
 	}
 	for _, c := range rec.Comparisons {
-		c.Verdict = interleave.Judge(c, p)
+		c.Verdict = Judge(c, p)
 	}
-	interleave.JudgeShapes(rec.Comparisons)
+	JudgeShapes(rec.Comparisons)
 	for _, c := range rec.Comparisons {
 		if c.Verdict != nil && p.Rounds.Budget > 0 && !c.AtRate {
-			interleave.Bought(c.Verdict, time.Duration(p.Rounds.Budget), c.Precision, x.setup, x.roundCost, p.MaxStarts())
-			interleave.Overran(c.Verdict, time.Duration(p.Rounds.Budget), time.Since(runBegan), x.setups)
+			Bought(c.Verdict, time.Duration(p.Rounds.Budget), c.Precision, x.setup, x.roundCost, p.MaxStarts())
+			Overran(c.Verdict, time.Duration(p.Rounds.Budget), time.Since(runBegan), x.setups)
 		}
 		for _, line := range wording.Comparison(c) {
 			b.Say("%s", line)
@@ -153,7 +158,7 @@ func (Rounds) Run(ctx context.Context, b Bench) {
 // budget leaves (roundsBudget); the whole of an earlier start, rounds
 // included, refused a start that would have fit (bench/README.md, "Where the constants come from").
 // Before any round, the longest start so far.
-func (x *rounds) nextStart() time.Duration {
+func (x *runner) nextStart() time.Duration {
 	if x.roundCost == 0 {
 		return slices.Max(append([]time.Duration{0}, x.starts...))
 	}
@@ -163,16 +168,37 @@ func (x *rounds) nextStart() time.Duration {
 
 // roundsBudget is the time the rounds of one comparison may take now,
 // of share (its part of measure_max): with a budget, no more than the
-// time left leaves after the setups of the starts still owed (after,
-// each at this start's setup cost), shared by this start's comparisons
-// still to measure (comps) and those of the starts owed.
-func (x *rounds) roundsBudget(share, setup time.Duration, after, comps int) time.Duration {
+// time left leaves after the setups still owed, shared by this start's
+// comparisons still to measure (comps) and those of the starts owed
+// (after). The setups owed are the rest of this start's (its workloads
+// after the first done, which sofar took) and the whole of each start
+// owed, each costing what a whole start's setup costs (startSetup).
+func (x *runner) roundsBudget(share, sofar time.Duration, done, after, comps int) time.Duration {
 	if x.deadline.IsZero() {
 		return share
 	}
-	left := time.Until(x.deadline) - time.Duration(after)*setup
+	whole := x.startSetup(sofar, done)
+	left := time.Until(x.deadline) - (whole - sofar) - time.Duration(after)*whole
 	perComp := left / time.Duration(comps+after*len(x.p.Workloads)*x.perWorkload())
 	return max(0, min(share, perComp))
+}
+
+// startSetup is what a whole start's setup costs (starting, checking
+// and warming every arm on every workload), as far as known: the
+// costliest complete start's; during the first start, what its first
+// done workloads took (sofar) for each of the plan's workloads. Before
+// 2026-12-07 the rounds were given what was left after this start's
+// setup so far for each start owed: in the main job's first start, the
+// first workload's setup alone, half of what the next start needed, and
+// the run overran its budget.
+func (x *runner) startSetup(sofar time.Duration, done int) time.Duration {
+	whole := sofar
+	if len(x.setups) > 0 {
+		whole = max(whole, slices.Max(x.setups))
+	} else if done > 0 {
+		whole = max(whole, sofar*time.Duration(len(x.p.Workloads))/time.Duration(done))
+	}
+	return whole
 }
 
 // setupsOutgrow projects the setups of the plan's starts (starting,
@@ -191,7 +217,7 @@ func setupsOutgrow(budget, setup time.Duration, done, workloads, starts int) (ti
 // warnSetups says once, as soon as the first start's setups show it,
 // that the plan's starts cannot fit its budget, and what the run will
 // take at least: before, nothing said so until the run had overrun.
-func (x *rounds) warnSetups(trial int, setup time.Duration, done int) {
+func (x *runner) warnSetups(trial int, setup time.Duration, done int) {
 	if trial != 1 || x.warned {
 		return
 	}
@@ -209,9 +235,9 @@ func compKey(workload string, level int) string { return fmt.Sprintf("%s/%d", wo
 
 // allPrecise reports whether every comparison's adjacent pairs are within
 // the plan's precision.
-func (x *rounds) allPrecise() bool {
+func (x *runner) allPrecise() bool {
 	for _, c := range x.b.Record().Comparisons {
-		if v := interleave.Judge(c, x.p); v == nil || len(v.Unresolved) > 0 {
+		if v := Judge(c, x.p); v == nil || len(v.Unresolved) > 0 {
 			return false
 		}
 	}
@@ -220,11 +246,11 @@ func (x *rounds) allPrecise() bool {
 
 // interleavedStart is one trial of an interleaved plan; it returns the
 // time its rounds took.
-func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, after int, rng *rand.Rand) time.Duration {
+func (x *runner) interleavedStart(ctx context.Context, trial int, arms []plan.Implementation, comps map[string]*results.Comparison, budget time.Duration, after int, rng *rand.Rand) time.Duration {
 	p, b := x.p, x.b
 	began := time.Now()
-	var lives []Arm
-	defer func() { down(lives) }()
+	var lives []measure.Arm
+	defer func() { measure.Down(lives) }()
 	// The database's restart (restart: trial) happens once, before any
 	// arm starts: the arms alive together share its servers.
 	if what, err := b.BeforeStart(ctx, p.Workloads); err != nil {
@@ -252,7 +278,7 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 				}
 				l.Freeze()
 			}
-			var in []Arm
+			var in []measure.Arm
 			for _, l := range ready {
 				if l.Records()[wi].Status == results.OK {
 					in = append(in, l)
@@ -271,18 +297,18 @@ func (x *rounds) interleavedStart(ctx context.Context, trial int, arms []plan.Im
 				x.warnSetups(trial, startCost, wi+1)
 			}
 			left := (len(p.Workloads)-wi)*x.perWorkload() - li
-			rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, after, left)
+			rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, wi+1, after, left)
 			spent += x.rounds(ctx, comps[compKey(w.Name, lv)], in, w, trial, rb, startCost, rng)
 		}
 		spent += x.rateRounds(ctx, comps, ready, wi, w, trial, budget, began, spent, after, rng)
 	}
-	finish(ctx, lives)
+	measure.Finish(ctx, lives)
 	return spent
 }
 
 // perWorkload is how many comparisons each workload has: its levels and
 // its rates (the automatic one counted before it is known).
-func (x *rounds) perWorkload() int {
+func (x *runner) perWorkload() int {
 	n := len(x.p.Load.Levels)
 	if a := x.p.AtRate; a != nil {
 		n += len(a.Rates)
@@ -308,7 +334,7 @@ func shape(c *results.Comparison, arrivals string, connections int) {
 
 // rateComparison is a comparison of every arm at rate on workload w,
 // chosen by rule.
-func (x *rounds) rateComparison(w string, rate int, rule string) *results.Comparison {
+func (x *runner) rateComparison(w string, rate int, rule string) *results.Comparison {
 	p := x.p
 	var ids []string
 	for _, im := range p.Arms() {
@@ -349,7 +375,7 @@ func cpusOf(list string) []int {
 }
 
 // contrastComparison is c's rate under the contrasting shape.
-func (x *rounds) contrastComparison(c *results.Comparison) *results.Comparison {
+func (x *runner) contrastComparison(c *results.Comparison) *results.Comparison {
 	k := x.rateComparison(c.Workload, c.Level, c.RateRule)
 	k.Contrast = true
 	shape(k, plan.ContrastArrivals, plan.ContrastConnections)
@@ -361,7 +387,7 @@ func (x *rounds) contrastComparison(c *results.Comparison) *results.Comparison {
 // rounds, and the arms too near their own saturation to carry it (under
 // BusyHeadroom times the rate), with why; 0 when fewer than three arms
 // were measured or fewer than two could carry it.
-func (x *rounds) busyRate(c *results.Comparison, trial int) (int, string, map[string]string) {
+func (x *runner) busyRate(c *results.Comparison, trial int) (int, string, map[string]string) {
 	v := x.startVerdict(c, trial)
 	if v == nil {
 		return 0, "", nil
@@ -399,7 +425,7 @@ func (x *rounds) busyRate(c *results.Comparison, trial int) (int, string, map[st
 }
 
 // startVerdict judges c's rounds of one start alone.
-func (x *rounds) startVerdict(c *results.Comparison, trial int) *results.Verdict {
+func (x *runner) startVerdict(c *results.Comparison, trial int) *results.Verdict {
 	one := *c
 	one.Rounds = nil
 	for _, r := range c.Rounds {
@@ -407,7 +433,7 @@ func (x *rounds) startVerdict(c *results.Comparison, trial int) *results.Verdict
 			one.Rounds = append(one.Rounds, r)
 		}
 	}
-	return interleave.JudgeWith(&one, c.Precision, "")
+	return JudgeWith(&one, c.Precision, "")
 }
 
 // RatePrecision is the least half-width a comparison at a rate aims its
@@ -419,7 +445,7 @@ const RatePrecision = 0.10
 // slowest arm's throughput at the first level in this start's rounds,
 // rounded to two significant figures, and how it was chosen; 0 when no
 // round measured one.
-func (x *rounds) autoRate(c *results.Comparison, trial int) (int, string) {
+func (x *runner) autoRate(c *results.Comparison, trial int) (int, string) {
 	v := x.startVerdict(c, trial)
 	if v == nil {
 		return 0, ""
@@ -458,7 +484,7 @@ func levelUnit(model string) string {
 // ready arms (number wi of the plan's workloads), making the automatic
 // one from the first level's rounds when it does not exist yet; it
 // returns the time its rounds took.
-func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Comparison, ready []Arm, wi int, w plan.Workload, trial int, budget time.Duration, began time.Time, spent time.Duration, after int, rng *rand.Rand) time.Duration {
+func (x *runner) rateRounds(ctx context.Context, comps map[string]*results.Comparison, ready []measure.Arm, wi int, w plan.Workload, trial int, budget time.Duration, began time.Time, spent time.Duration, after int, rng *rand.Rand) time.Duration {
 	p, b := x.p, x.b
 	a := p.AtRate
 	if a == nil || ctx.Err() != nil {
@@ -488,7 +514,7 @@ func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Compa
 			b.Say("%s at a busy rate: %d req/s (%s), %s%s", w.Name, rate, rule, c.Shape, wording.LeftOut(out))
 		}
 	}
-	var in []Arm
+	var in []measure.Arm
 	for _, l := range ready {
 		if l.Records()[wi].Status == results.OK {
 			in = append(in, l)
@@ -502,7 +528,7 @@ func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Compa
 		if ctx.Err() != nil {
 			break
 		}
-		var these []Arm
+		var these []measure.Arm
 		for _, l := range in {
 			if slices.Contains(c.Arms, l.ID()) {
 				these = append(these, l)
@@ -517,14 +543,14 @@ func (x *rounds) rateRounds(ctx context.Context, comps map[string]*results.Compa
 		}
 		startCost := time.Since(began) - spent - took
 		left := (len(p.Workloads)-wi)*x.perWorkload() - len(p.Load.Levels) - ri
-		rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, after, left)
+		rb := x.roundsBudget(budget/time.Duration(len(p.Workloads)*x.perWorkload()), startCost, wi+1, after, left)
 		took += x.rounds(ctx, c, these, w, trial, rb, startCost, rng)
 	}
 	return took
 }
 
 // hasAuto reports whether workload w's automatic rate is chosen.
-func (x *rounds) hasAuto(w string) bool {
+func (x *runner) hasAuto(w string) bool {
 	for _, c := range x.rates[w] {
 		if c.RateRule != "the plan's" && !c.Busy {
 			return true
@@ -534,7 +560,7 @@ func (x *rounds) hasAuto(w string) bool {
 }
 
 // hasBusy reports whether workload w's busy rate is chosen.
-func (x *rounds) hasBusy(w string) bool {
+func (x *runner) hasBusy(w string) bool {
 	return slices.ContainsFunc(x.rates[w], func(c *results.Comparison) bool { return c.Busy })
 }
 
@@ -546,7 +572,7 @@ func (x *rounds) hasBusy(w string) bool {
 // startCost is what this start cost before its rounds (starting and
 // warming every arm), the price of the next start in that plan. The
 // database's invariants are audited after the last round.
-func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w plan.Workload, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
+func (x *runner) rounds(ctx context.Context, c *results.Comparison, ls []measure.Arm, w plan.Workload, trial int, budget, startCost time.Duration, rng *rand.Rand) time.Duration {
 	began := time.Now()
 	level := c.Level
 	var order []int
@@ -565,12 +591,12 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 			// Precision and the plan stop a start only after a complete
 			// mirrored pair (r-1 rounds done, r-1 even); the budget at once.
 			pairDone := r%2 == 1
-			if time.Since(began) >= budget || pairDone && (interleave.StartPrecise(c, trial, c.Precision/2) || r > interleave.RoundsWanted(c, x.p, startCost, roundCost)) {
+			if time.Since(began) >= budget || pairDone && (StartPrecise(c, trial, c.Precision/2) || r > RoundsWanted(c, x.p, startCost, roundCost)) {
 				break
 			}
 		}
 		round := results.Round{Start: trial, Index: r}
-		order = interleave.RoundOrder(order, len(ls), r, rng)
+		order = RoundOrder(order, len(ls), r, rng)
 		for _, i := range order {
 			l := ls[i]
 			if l.Exited() {
@@ -578,7 +604,7 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 			}
 			seed := uint64(trial)<<32 | uint64(r)
 			ar := x.armRound(ctx, l, w, c, seed)
-			if why := interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB); why != "" && ar.Misbehaved == "" && repeats < maxRepeats && ctx.Err() == nil {
+			if why := Disturbed(ar, TypicalCPU(c, ar.Arm, trial), withDB); why != "" && ar.Misbehaved == "" && repeats < maxRepeats && ctx.Err() == nil {
 				// Judged from the round's own record, never its figure:
 				// measured again at once, the other arms still frozen.
 				repeats++
@@ -586,7 +612,7 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 				round.Repeated = append(round.Repeated, ar)
 				x.b.Say("%s at %d %s, start %d, round %d: %s disturbed (%s); measured again", w.Name, level, levelUnit(c.Model), trial, r, ar.Arm, why)
 				ar = x.armRound(ctx, l, w, c, seed)
-				ar.Disturbed = interleave.Disturbed(ar, interleave.TypicalCPU(c, ar.Arm, trial), withDB)
+				ar.Disturbed = Disturbed(ar, TypicalCPU(c, ar.Arm, trial), withDB)
 			}
 			if ar.Misbehaved != "" {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("start %d, round %d: %s %s; the round is left out of the verdict", trial, r, ar.Arm, ar.Misbehaved))
@@ -606,7 +632,7 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 		x.b.Say("%s at %d %s, start %d, round %d: %s", w.Name, level, levelUnit(c.Model), trial, r, wording.Round(round, c.Model))
 	}
 	if workloads.Database(w.Name) != workloads.NoDatabase {
-		vs, msgs := auditAfter(ctx, x.b, w, trial, "the rounds")
+		vs, msgs := measure.AuditAfter(ctx, x.b, w, trial, "the rounds")
 		c.Violations = append(c.Violations, vs...)
 		c.Warnings = append(c.Warnings, msgs...)
 	}
@@ -615,7 +641,7 @@ func (x *rounds) rounds(ctx context.Context, c *results.Comparison, ls []Arm, w 
 
 // armRound thaws l, loads it for the plan's settle (not counted) and its
 // round, stops the load (every request answered) and freezes it again.
-func (x *rounds) armRound(ctx context.Context, l Arm, w plan.Workload, c *results.Comparison, seed uint64) results.ArmRound {
+func (x *runner) armRound(ctx context.Context, l measure.Arm, w plan.Workload, c *results.Comparison, seed uint64) results.ArmRound {
 	p := x.p
 	sc := load.StatusChecked(l.Scenario(w.Name))
 	steps := max(l.Steps(w.Name), 1)

@@ -1,4 +1,4 @@
-package interleave
+package rounds
 
 import (
 	"math/rand/v2"

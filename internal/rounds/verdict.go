@@ -1,7 +1,4 @@
-// Package interleave judges interleaved rounds: the order of each round,
-// the ranking with an interval on every adjacent ratio, and how many
-// rounds and starts a comparison still wants. It runs nothing.
-package interleave
+package rounds
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package schedule
+package sequential
 
 import (
 	"github.com/showdownlab/showdown/internal/results"

@@ -1,34 +1,35 @@
-package design
+// Package sequential is the way of measuring that starts each
+// implementation alone, one after the other: its runner (Run), the
+// order of its starts (Of: rotated every trial, so a drift of the
+// machine favours none) and when `trials: auto` has measured enough
+// (Precise). A plan is measured this way when its arms cannot be kept
+// warm together (plan.Plan.Interleaved says why) or it has one arm.
+package sequential
 
 import (
 	"context"
 
-	"github.com/showdownlab/showdown/internal/schedule"
+	"github.com/showdownlab/showdown/internal/measure"
 )
 
-// Sequential measures every start alone, one after the other: trial by
-// trial, implementations in a rotated order (schedule.Of); with
-// `trials: auto`, trials go on past the plan's until every cell is
-// precise (schedule.Precise) or trials_max.
-type Sequential struct{}
-
-var _ Design = Sequential{}
-
-// Run measures the plan's starts one after another.
-func (Sequential) Run(ctx context.Context, b Bench) {
+// Run measures every start alone, one after the other: trial by trial,
+// implementations in a rotated order (Of); with `trials: auto`, trials
+// go on past the plan's until every cell is precise (Precise) or
+// trials_max.
+func Run(ctx context.Context, b measure.Starter) {
 	p := b.Plan()
 	last := p.Trials
 	if p.TrialsAuto {
 		last = p.TrialsMax
 	}
 	for trial := 1; trial <= last && ctx.Err() == nil; trial++ {
-		if trial > p.Trials && schedule.Precise(b.Record()) {
+		if trial > p.Trials && Precise(b.Record()) {
 			break
 		}
 		if trial > p.Trials {
 			b.Progress().AddTrial()
 		}
-		for _, s := range schedule.Of(p, trial) {
+		for _, s := range Of(p, trial) {
 			if ctx.Err() != nil {
 				break
 			}

@@ -1,6 +1,4 @@
-// Package schedule orders a sequential plan: which implementation starts when (plan.Start says what a start measures),
-// and when `trials: auto` has measured enough. It runs nothing.
-package schedule
+package sequential
 
 import "github.com/showdownlab/showdown/internal/plan"
 
