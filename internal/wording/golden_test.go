@@ -30,6 +30,9 @@ func TestGolden(t *testing.T) {
 		{Arm: "go-stdlib", Workload: "string", Rate: 64121.4, Low: 60336.2, High: 67906.9},
 		{Arm: "held", Rate: 30217, Low: 29577, High: 30900, Held: 29577, HeldSeconds: 30, Confirmations: []results.Probe{{Rate: 29577, Pass: true, Seconds: 30}}},
 		{Arm: "stepped", Rate: 30217, Low: 29577, High: 30900, Held: 28098, HeldSeconds: 30, Confirmations: []results.Probe{{Rate: 29577, Seconds: 30}, {Rate: 28098, Pass: true, Seconds: 30}}},
+		{Arm: "bisected", Rate: 21464, Low: 4655, High: 38274, SearchRate: 27745, Brackets: []results.Bracket{
+			{Start: 1, Pass: 25931, Fail: 26296, Confirmed: true, Held: 22787, HeldSeconds: 30, HeldRuns: 2, HeldFailed: 23403},
+			{Start: 2, Pass: 29173, Fail: 29578, Confirmed: true, Held: 20141, HeldSeconds: 30, HeldRuns: 2, HeldFailed: 21201}}},
 		{Arm: "never", Rate: 30217, Low: 29577, High: 30900, Confirmations: []results.Probe{{Rate: 29577, Seconds: 30}, {Rate: 28098, Seconds: 30}}},
 		{Arm: "slow", Rate: 42.25, Low: 40.5, High: 44.01},
 		{Arm: "bound", Rate: 19062, Low: 19062, LowerBound: true, Reason: "generator late: send lateness p99 1.1 ms > 0.5 ms"},

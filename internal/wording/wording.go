@@ -480,7 +480,23 @@ func searchEdge(c *results.Capacity) string {
 	if c.SearchRate <= 0 {
 		return ""
 	}
-	return "; the search's edge " + Amount(c.SearchRate, c.Units())
+	u := c.Units()
+	edge := "; the search's edge " + Amount(c.SearchRate, u)
+	// The confirmation's bisection found, in a start, the lowest rate
+	// above what held that failed as long: the sustained runs' edge,
+	// which a short probe's edge lies above on a host that stalls.
+	var failed []string
+	secs := 0.0
+	for _, b := range c.Brackets {
+		if b.Confirmed && b.Held > 0 && b.HeldFailed > 0 {
+			failed = append(failed, Amount(b.HeldFailed, u))
+			secs = b.HeldSeconds
+		}
+	}
+	if len(failed) == 0 {
+		return edge
+	}
+	return fmt.Sprintf("%s in short probes; %.0f s runs failed at %s, just above what held", edge, secs, and(failed))
 }
 
 // heldStarts are the rates c's starts held, in start order, and how
