@@ -86,16 +86,23 @@ func applyCapacities(r *results.Run, byWorkload map[string]*Workload, s *Summary
 			continue
 		}
 		wl.Verdicts = nil
-		starts, held := 0, false
+		starts, held, bisected := 0, false, false
 		for _, row := range wl.Capacities {
 			starts = max(starts, row.Starts)
 		}
 		for _, c := range r.Capacities {
 			held = held || c.Workload == v.Workload && c.HeldPerStart()
+			for _, b := range c.Brackets {
+				bisected = bisected || c.Workload == v.Workload && b.HeldFailed > 0
+			}
 		}
 		wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it, bracketed and bisected in every arm in turn over %d fresh start(s); 95%% interval of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), starts)
 		if held {
-			wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it in sustained runs (capacity.confirm, stepping down from each start's search edge until a rate held), over %d fresh start(s) with every arm in turn; the mean of what held and its 95%% interval over starts, and of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), starts)
+			how := "stepping down from each start's search edge until a rate held"
+			if bisected {
+				how += ", then bisecting as long toward the rate above it that failed"
+			}
+			wl.VerdictBasis = fmt.Sprintf("capacity at %s: %s meeting it in sustained runs (capacity.confirm, %s), over %d fresh start(s) with every arm in turn; the mean of what held and its 95%% interval over starts, and of each adjacent ratio, paired by start", v.Objective, capacityMeasure(wl.CapacityUnit, p), how, starts)
 		}
 		wl.Verdicts = append(append(append(wl.Verdicts, wording.Verdict(&v.Verdict)...), v.LowerBounds...), wording.AddedStarts(v)...)
 		wl.Headline = capacityHeadline(wl, v)

@@ -234,6 +234,13 @@ func TestCapacityHeldReport(t *testing.T) {
 	if !strings.Contains(wl.VerdictBasis, "sustained runs") {
 		t.Errorf("basis %q does not say the capacity is what held", wl.VerdictBasis)
 	}
+	if strings.Contains(wl.VerdictBasis, "bisecting") {
+		t.Errorf("basis %q says the confirmation bisected, which none of these starts did", wl.VerdictBasis)
+	}
+	goStd.Brackets[0].HeldFailed = 41_000
+	if b := Summarize(res, WithRejudging()).Workloads[0].VerdictBasis; !strings.Contains(b, "then bisecting as long toward the rate above it that failed") {
+		t.Errorf("basis %q, want the bisection a start made said", b)
+	}
 	if row := wl.Capacities[0]; row.SearchRate <= row.Rate {
 		t.Errorf("row %+v: want the search's estimate beside the held rate", row)
 	}
