@@ -161,34 +161,38 @@ func TestLatenessJudgement(t *testing.T) {
 }
 
 // TestJudgeProbeOnFloor: one probe's judgement against the host's floor.
+// Lateness makes a probe the generator's only where the objective was
+// missed while the service's own times (1 ms here) met it.
 func TestJudgeProbeOnFloor(t *testing.T) {
 	quiet := &results.HostFloor{LatenessP99Ms: 0.05, P99Ms: 0.2}
 	noisy := &results.HostFloor{LatenessP99Ms: 1.5, P99Ms: 1.8}
 	for _, tc := range []struct {
-		name          string
-		floor         *results.HostFloor
-		lateness, cpu float64
-		limited, pass bool
+		name               string
+		floor              *results.HostFloor
+		lateness, p99, cpu float64
+		limited, pass      bool
 	}{
 		// 2.5 ms late on a host whose own lateness is 1.5 ms: under 2x it
-		// plus the margin, the host's; the probe counts (and passes).
-		{"lateness at the floor", noisy, 2.5, 5, false, true},
+		// plus the margin, the host's; the probe counts by the objective.
+		{"lateness at the floor", noisy, 2.5, 5.5, 5, false, false},
 		// 4 ms late there: over 3.25 ms, the generator's.
-		{"lateness well over the floor", noisy, 4, 5, true, false},
+		{"lateness well over the floor", noisy, 4, 6, 5, true, false},
 		// 2.5 ms late on a quiet host: the generator's.
-		{"lateness on a quiet host", quiet, 2.5, 5, true, false},
+		{"lateness on a quiet host", quiet, 2.5, 5.5, 5, true, false},
+		// As late, and the objective met all the same: a pass.
+		{"late within the objective", quiet, 2.5, 3.5, 5, false, true},
 		// A run recorded before the floor: the share of the limit alone (0.5 ms).
-		{"no floor", nil, 0.6, 5, true, false},
+		{"no floor", nil, 0.6, 5.6, 5, true, false},
 		// 6 ms late on a host whose measured floor was 4 ms (a moment of
 		// a noisy host): over the whole 5 ms limit, the generator's until
 		// the search finds a lower rate as late.
-		{"lateness over the whole limit", &results.HostFloor{LatenessP99Ms: 4, P99Ms: 4.2}, 6, 5, true, false},
+		{"lateness over the whole limit", &results.HostFloor{LatenessP99Ms: 4, P99Ms: 4.2}, 6, 7, 5, true, false},
 		// The generator's CPU near saturation: its probe, whatever the floor.
-		{"generator busy", noisy, 0.1, 90, true, false},
+		{"generator busy", noisy, 0.1, 1.1, 90, true, false},
 	} {
 		pr := results.Probe{LatenessP99Ms: tc.lateness, GeneratorCPU: tc.cpu}
-		JudgeProbe(&pr, p99At5ms, tc.floor, func(float64) float64 { return 1 + tc.lateness }, func(float64) float64 { return 1 })
-		met := 1+tc.lateness <= 5
+		JudgeProbe(&pr, p99At5ms, tc.floor, func(float64) float64 { return tc.p99 }, func(float64) float64 { return 1 })
+		met := tc.p99 <= 5
 		if pr.GeneratorLimited != tc.limited || pr.Pass != tc.pass || pr.Met != met {
 			t.Errorf("%s: limited %v pass %v met %v (%s), want %v %v %v", tc.name, pr.GeneratorLimited, pr.Pass, pr.Met, pr.Why, tc.limited, tc.pass, met)
 		}

@@ -152,8 +152,15 @@ func Resolvable(floor *results.HostFloor) time.Duration {
 // time (from the actual send), both in ms. The probe is the generator's
 // (GeneratorLimited, and not a pass) when the generator used more than
 // results.GeneratorBoundPercent of its CPUs, or when its send lateness
-// p99 exceeded LateLimit while the service's own times met every limit:
-// late sends then made the latency, not the service (Late). Met says
+// p99 exceeded LateLimit and the objective was missed while the
+// service's own times met every limit: late sends then made the
+// latency, not the service (Late). A probe late but within the
+// objective passes: its latency, from the intended send, counts the
+// lateness, so the service met the objective with it. Until 2026-12-07
+// such a probe was the generator's too, and on java-spring (string, p99
+// ≤ 10 ms, 2-CPU AMD EPYC) confirmation runs at p99 2.9-3.2 ms, their
+// sends 1.0 ms late, stepped down to below half the edge and no rate
+// held. Met says
 // whether the objective itself held, whoever's probe it was. Otherwise
 // it fails on any percentile over its limit or an error rate over the
 // objective's, every reason named. The floor is never subtracted: the
@@ -181,7 +188,7 @@ func JudgeProbe(pr *results.Probe, slo plan.SLO, floor *results.HostFloor, laten
 	case pr.GeneratorCPU > results.GeneratorBoundPercent:
 		pr.GeneratorLimited = true
 		why = append([]string{fmt.Sprintf("generator at %.0f%% of its CPUs (over %d%%)", pr.GeneratorCPU, results.GeneratorBoundPercent)}, why...)
-	case pr.LatenessP99Ms > lateLimit && serviceMet:
+	case pr.LatenessP99Ms > lateLimit && serviceMet && !pr.Met:
 		pr.GeneratorLimited, pr.Late = true, true
 		limit := human.Ms(lateLimit)
 		switch {

@@ -329,6 +329,9 @@ func TestJudgeProbe(t *testing.T) {
 		{"generator busy", results.Probe{GeneratorCPU: 85}, at(4, 20), at(3, 15), false, true, []string{"generator at 85%"}, false},
 		// Late sends made the latency while the service met its limits.
 		{"generator late", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(12, 20), at(3, 15), false, true, []string{"generator late", "3", "> 1"}, false},
+		// Late sends, and the objective met all the same: a pass (its
+		// latency counts the lateness).
+		{"late within the objective", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(3.2, 20), at(3, 15), true, false, nil, false},
 		// Late sends while the service itself missed: the service's failure.
 		{"late but the service failed", results.Probe{LatenessP99Ms: 3, GeneratorCPU: 40}, at(30, 90), at(25, 80), false, false, []string{"p99 30", "p99.9 90"}, false},
 		// Ten times a limit: the service overloaded (not repeated).
