@@ -62,15 +62,14 @@ type runner struct {
 // is measured once as a sequential run measures it (its files, resources
 // and audit), then all of them in rounds: each round every arm once, for
 // the plan's round, in a random order that the next round reverses
-// (RoundOrder). Rounds go on until each
-// adjacent pair is precise within the start, or the start's share of
-// measure_max is spent; starts go on past the plan's trials, up to
+// (RoundOrder). Rounds go on until each adjacent pair is precise within
+// the start, or another round would pass the start's share of
+// measure_max (noRoundFits); starts go on past the plan's trials, up to
 // trials_max, while a pair is not precise overall. With a budget, each
 // start's rounds take what the starts still owed leave of it
 // (roundsBudget), another start begins only when it fits, and the
-// verdict says what the budget bought (Bought). A round whose
-// record shows the machine disturbed it is measured again at once
-// (Disturbed).
+// verdict says what the budget bought (Bought). A round whose record
+// shows the machine disturbed it is measured again at once (Disturbed).
 func Run(ctx context.Context, b measure.Warm) {
 	x := &runner{b: b, p: b.Plan()}
 	p := x.p
@@ -589,9 +588,10 @@ func (x *runner) rounds(ctx context.Context, c *results.Comparison, ls []measure
 				x.roundCost = roundCost // what Bought prices a level's round at
 			}
 			// Precision and the plan stop a start only after a complete
-			// mirrored pair (r-1 rounds done, r-1 even); the budget at once.
+			// mirrored pair (r-1 rounds done, r-1 even); the budget before
+			// a round that would pass it.
 			pairDone := r%2 == 1
-			if time.Since(began) >= budget || pairDone && (StartPrecise(c, trial, c.Precision/2) || r > RoundsWanted(c, x.p, startCost, roundCost)) {
+			if noRoundFits(time.Since(began), roundCost, budget) || pairDone && (StartPrecise(c, trial, c.Precision/2) || r > RoundsWanted(c, x.p, startCost, roundCost)) {
 				break
 			}
 		}
@@ -637,6 +637,16 @@ func (x *runner) rounds(ctx context.Context, c *results.Comparison, ls []measure
 		c.Warnings = append(c.Warnings, msgs...)
 	}
 	return time.Since(began)
+}
+
+// noRoundFits reports whether a comparison's rounds stop for its
+// budget: when another round, as long as the average so far, would end
+// past it. Until 2026-12-07 they stopped only once the budget was
+// spent, so each comparison ran up to a round past its share; the main
+// job's 8 comparisons a start (rounds of 15-24 s) overran its 40 min by
+// 2 min.
+func noRoundFits(spent, round, budget time.Duration) bool {
+	return spent+round > budget
 }
 
 // armRound thaws l, loads it for the plan's settle (not counted) and its

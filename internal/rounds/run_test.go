@@ -241,8 +241,9 @@ func TestRoundsBudget(t *testing.T) {
 		if sp.rounds < plan.MinRounds {
 			t.Errorf("start %d: %d rounds, want at least %d", s, sp.rounds, plan.MinRounds)
 		}
-		// Past the fewest, a start's rounds end within a round (and the
-		// mirrored pair it completes) of its share.
+		// Past the fewest, a start's rounds end before a round would
+		// pass its share (noRoundFits); a round slower than the average
+		// before it may still pass it, so the check allows for that.
 		if sp.rounds > plan.MinRounds && took > share+3*round {
 			t.Errorf("start %d: %d rounds over %v, past its share of %v by more than a pair of rounds (%v each)", s, sp.rounds, took, share, round)
 		}
@@ -258,6 +259,29 @@ func TestRoundsBudget(t *testing.T) {
 	}
 	if len(spans) == 2 && spans[1].rounds <= plan.MinRounds && spans[2].rounds <= plan.MinRounds {
 		t.Logf("both starts stopped at the fewest rounds: the machine stretched the rounds past the share")
+	}
+}
+
+// TestNoRoundFits: a comparison's rounds stop for the budget when one
+// more round would end past it, not once it is passed. The main job of
+// 2026-12-07 (14:13) had rounds of 15-24 s: under the old rule a
+// comparison given 72 s whose four rounds took 71 s ran a fifth, to 89
+// s, and 8 comparisons a start overran the 40 min by 2 min.
+func TestNoRoundFits(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		spent, round, budget time.Duration
+		want                 bool
+	}{
+		{54 * s, 18 * s, 72 * s, false}, // a fourth round ends at 72 s: it fits
+		{72 * s, 18 * s, 72 * s, true},  // the budget spent
+		{71 * s, 18 * s, 72 * s, true},  // a fifth would end at 89 s: the old rule ran it
+		{0, 18 * s, 10 * s, true},       // no round fits at all (the fewest are run regardless)
+	}
+	for _, tc := range tests {
+		if got := noRoundFits(tc.spent, tc.round, tc.budget); got != tc.want {
+			t.Errorf("noRoundFits(%v spent, %v a round, %v budget) = %v, want %v", tc.spent, tc.round, tc.budget, got, tc.want)
+		}
 	}
 }
 
