@@ -158,8 +158,8 @@ func Resolvable(floor *results.HostFloor) time.Duration {
 // objective passes: its latency, from the intended send, counts the
 // lateness, so the service met the objective with it. Until 2026-12-07
 // such a probe was the generator's too, and on java-spring (string, p99
-// ≤ 10 ms, 2-CPU AMD EPYC) confirmation runs at p99 2.9-3.2 ms, their
-// sends 1.0 ms late, stepped down to below half the edge and no rate
+// ≤ 10 ms, 2-CPU AMD EPYC) confirmation runs at p99 2.6-3.2 ms, their
+// sends 1.0-1.2 ms late, stepped down to below half the edge and no rate
 // held. Met says
 // whether the objective itself held, whoever's probe it was. Otherwise
 // it fails on any percentile over its limit or an error rate over the
