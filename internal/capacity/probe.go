@@ -160,10 +160,9 @@ func Resolvable(floor *results.HostFloor) time.Duration {
 // such a probe was the generator's too, and on java-spring (string, p99
 // ≤ 10 ms, 2-CPU AMD EPYC) confirmation runs at p99 2.6-3.2 ms, their
 // sends 1.0-1.2 ms late, stepped down to below half the edge and no rate
-// held. Met says
-// whether the objective itself held, whoever's probe it was. Otherwise
-// it fails on any percentile over its limit or an error rate over the
-// objective's, every reason named. The floor is never subtracted: the
+// held. Met says whether the objective itself held, whoever's probe it
+// was. Otherwise it fails on any percentile over its limit or an error
+// rate over the objective's, every reason named. The floor is never subtracted: the
 // latency stays the latency from the intended send time.
 func JudgeProbe(pr *results.Probe, slo plan.SLO, floor *results.HostFloor, latency, service func(q float64) float64) {
 	var why []string
