@@ -162,8 +162,8 @@ func Resolvable(floor *results.HostFloor) time.Duration {
 // sends 1.0-1.2 ms late, stepped down to below half the edge and no rate
 // held. Met says whether the objective itself held, whoever's probe it
 // was. Otherwise it fails on any percentile over its limit or an error
-// rate over the objective's, every reason named. The floor is never subtracted: the
-// latency stays the latency from the intended send time.
+// rate over the objective's, every reason named. The floor is never
+// subtracted: the latency stays the latency from the intended send time.
 func JudgeProbe(pr *results.Probe, slo plan.SLO, floor *results.HostFloor, latency, service func(q float64) float64) {
 	var why []string
 	serviceMet := true

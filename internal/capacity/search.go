@@ -135,10 +135,9 @@ type Search struct {
 }
 
 // lateness is a probe's rate and send lateness p99, and for a late one
-// whether the objective itself held and why not.
+// why it missed the objective.
 type lateness struct {
 	rate, ms float64
-	met      bool
 	why      string
 }
 
@@ -238,20 +237,21 @@ func (s *Search) count(rate float64, pass, generatorLimited bool, why string) {
 // RecordProbe takes a judged probe (JudgeProbe) and sets the next rate.
 // A late probe (Probe.Late) is a ceiling of the generator's only while
 // nothing says its lateness was the host's (hostsLate): a lower rate as
-// late, or a higher rate that passed. Then it counts by the objective
-// alone (Probe.Met): pr is judged again in place (a failure's Why saying
-// why its lateness was the host's), and a late probe recorded before is
-// taken again as a pass or a failure (Rejudged).
+// late, or a higher rate that passed. Then it counts as the failure it
+// is (JudgeProbe makes late only a probe that missed the objective): pr
+// is judged again in place (its Why saying why its lateness was the
+// host's), and a late probe recorded before is taken again as a failure
+// (Rejudged).
 func (s *Search) RecordProbe(pr *results.Probe) {
 	s.probes++
 	s.rejudged = s.rejudged[:0]
 	if pr.Late {
 		if note, ok := s.hostsLate(pr.Rate, pr.LatenessP99Ms); ok {
 			s.hostLate++
-			pr.Why = withNote(objectiveWhy(*pr), note, pr.Met)
-			pr.GeneratorLimited, pr.Late, pr.Pass = false, false, pr.Met
+			pr.Why = withNote(objectiveWhy(*pr), note)
+			pr.GeneratorLimited, pr.Late = false, false
 		} else {
-			s.late = append(s.late, lateness{rate: pr.Rate, ms: pr.LatenessP99Ms, met: pr.Met, why: pr.Why})
+			s.late = append(s.late, lateness{rate: pr.Rate, ms: pr.LatenessP99Ms, why: pr.Why})
 		}
 	}
 	s.seen = append(s.seen, lateness{rate: pr.Rate, ms: pr.LatenessP99Ms})
@@ -266,9 +266,9 @@ func (s *Search) RecordProbe(pr *results.Probe) {
 		for _, l := range s.late {
 			if note, ok := s.hostsLate(l.rate, l.ms); ok {
 				s.hostLate++
-				why := withNote(objectiveWhy(results.Probe{Late: true, Why: l.why}), note, l.met)
-				s.count(l.rate, l.met, false, why)
-				s.rejudged = append(s.rejudged, results.Probe{Rate: l.rate, Pass: l.met, Met: l.met, Why: why})
+				why := withNote(objectiveWhy(results.Probe{Late: true, Why: l.why}), note)
+				s.count(l.rate, false, false, why)
+				s.rejudged = append(s.rejudged, results.Probe{Rate: l.rate, Why: why})
 				changed = true
 				continue
 			}
@@ -295,18 +295,15 @@ func (s *Search) hostsLate(rate, ms float64) (string, bool) {
 	return "", false
 }
 
-// withNote is a probe's Why with a note on its lateness; a pass has no
-// Why (Probe.Why names what failed).
-func withNote(why, note string, pass bool) string {
-	if pass {
-		return ""
-	}
+// withNote is a late probe's failure (its Why) with a note on why its
+// lateness was the host's.
+func withNote(why, note string) string {
 	return why + " (" + note + ")"
 }
 
 // Rejudged are the earlier late probes that the last RecordProbe found
 // late through the host, not the generator, as they now count (Rate,
-// Pass, Why); the caller's records of them are out of date.
+// Why: failures); the caller's records of them are out of date.
 func (s *Search) Rejudged() []results.Probe { return s.rejudged }
 
 // HostLate counts the late probes whose lateness the search found the
